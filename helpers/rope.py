@@ -1,0 +1,363 @@
+"""Rotary position embedding (RoPE): frequencies, angles, rotation in both memory layouts.
+
+Glossary (used with exactly these names everywhere in the course):
+
+* **interleaved**: pair i is dimensions ``(2i, 2i+1)``. RoFormer paper (arXiv 2104.09864 §3.2),
+  GPT-J, Meta's Llama reference code, the source chapter's code.
+* **half_split**: pair i is dimensions ``(i, i + D/2)``. GPT-NeoX, HF transformers (``rotate_half``).
+
+Both rotate pair i of a vector at position m by the angle ``m·θ_i`` with ``θ_i = base^(-2i/D)``; they are
+the same maths a fixed permutation apart (:func:`interleaved_to_half_split`).
+
+Used by notebooks 04 and 05, by :mod:`helpers.attention` and by the tiny-model lab.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from helpers._checks import (
+    check_choice,
+    check_dim,
+    check_float_tensor,
+    check_int,
+    check_positions,
+    check_positive,
+)
+
+LAYOUTS = ("interleaved", "half_split")
+
+
+# --------------------------------------------------------------------------- frequencies and angles
+def rope_inv_freq(dim: int, base: float = 10000.0) -> np.ndarray:
+    """Rotation speed of each pair, in radians per position.
+
+    θ_i = base^(-2i/D), i = 0 .. D/2-1 (RoFormer eq. 15). Pair 0 is the fastest (1 rad/position).
+
+    Returns a float64 array of shape (D/2,).
+    """
+    dim = check_dim("dim", dim)
+    base = check_positive("base", base)
+    return base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)  # (D/2,)
+
+
+def rope_wavelengths(inv_freq: np.ndarray) -> np.ndarray:
+    """λ_i = 2π/θ_i: positions per full turn of pair i. Shape (D/2,)."""
+    return 2 * np.pi / np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
+
+
+def rope_angles(positions, inv_freq) -> np.ndarray:
+    """Angle table m·θ_i in float64 (float32 would lose ~1e-4 rad by position 3000).
+
+    ``positions``: an int T (meaning 0..T-1) or an array of shape (T,). ``inv_freq``: shape (D/2,).
+    Returns shape (T, D/2).
+    """
+    pos = check_positions("positions", positions)  # (T,)
+    inv_freq = _as_inv_freq(inv_freq)  # (D/2,)
+    return np.outer(pos, inv_freq)  # (T, D/2)
+
+
+def rope_cos_sin(
+    positions,
+    inv_freq,
+    *,
+    attention_factor: float = 1.0,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos(m·θ_i)·a and sin(m·θ_i)·a as torch tensors of shape (T, D/2).
+
+    ``a`` is the scaling method's attention factor (YaRN's mscale, LongRoPE's factor; 1 otherwise). It
+    multiplies q and k alike, so the logits are multiplied by a² (reference-formulas.md, point 6).
+    Angles are computed in float64, then cast to ``dtype``.
+    """
+    a = check_positive("attention_factor", attention_factor)
+    angles = torch.from_numpy(rope_angles(positions, inv_freq))  # (T, D/2) float64
+    return (angles.cos() * a).to(dtype), (angles.sin() * a).to(dtype)  # (T, D/2) each
+
+
+def _as_inv_freq(inv_freq) -> np.ndarray:
+    if isinstance(inv_freq, torch.Tensor):
+        inv_freq = inv_freq.detach().cpu().numpy()
+    arr = np.asarray(inv_freq, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"inv_freq must be a non-empty 1-D array of shape (D/2,), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or arr.min() <= 0:
+        raise ValueError("inv_freq must hold finite values > 0")
+    return arr
+
+
+# --------------------------------------------------------------------------- applying the rotation
+def apply_rope(
+    x: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    *,
+    layout: str = "interleaved",
+    rotary_dim: int | None = None,
+) -> torch.Tensor:
+    """Rotate every pair of ``x`` by its angle: x'_a = x_a cos − x_b sin, x'_b = x_a sin + x_b cos.
+
+    ``x``: (..., T, D) float tensor (e.g. (B, H, T, D)). ``cos``, ``sin``: (T, D_rot/2) from
+    :func:`rope_cos_sin` (or anything broadcasting to (..., T, D_rot/2)).
+    ``layout``: "interleaved" (pairs (2i, 2i+1)) or "half_split" (pairs (i, i + D_rot/2)).
+    ``rotary_dim``: partial rotary (GPT-NeoX, Phi): only the first ``rotary_dim`` dimensions of each head
+    are rotated; the rest pass through unchanged. Default: all of D, which must equal 2·cos.shape[-1].
+
+    Returns a new tensor of the same shape and dtype as ``x``. Interleaved float32/64 uses one complex
+    multiplication (x_a + i·x_b)·e^{i·m·θ} (one pass over memory); half-split uses in-place fused ops.
+    """
+    check_float_tensor("x", x)
+    check_choice("layout", layout, LAYOUTS)
+    if x.ndim < 2:
+        raise ValueError(f"x must have shape (..., T, D) with at least 2 dimensions, got shape {tuple(x.shape)}")
+    if cos.shape != sin.shape:
+        raise ValueError(f"cos and sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}")
+    half = cos.shape[-1]
+    head_dim = x.shape[-1]
+    if rotary_dim is None:
+        if head_dim != 2 * half:
+            raise ValueError(
+                f"x's last dimension ({head_dim}) must equal 2 * cos.shape[-1] = {2 * half}; "
+                "pass rotary_dim for partial rotary"
+            )
+        rotary_dim = head_dim
+    else:
+        rotary_dim = check_dim("rotary_dim", rotary_dim)
+        if rotary_dim != 2 * half or rotary_dim > head_dim:
+            raise ValueError(
+                f"rotary_dim must equal 2 * cos.shape[-1] = {2 * half} and be <= x.shape[-1] = {head_dim}, "
+                f"got {rotary_dim}"
+            )
+    if cos.ndim >= 2 and cos.shape[-2] not in (1, x.shape[-2]):
+        raise ValueError(
+            f"cos/sin cover {cos.shape[-2]} positions but x has T = {x.shape[-2]} (shape {tuple(x.shape)})"
+        )
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    if rotary_dim < head_dim:
+        out = torch.empty_like(x)  # (..., T, D)
+        out[..., rotary_dim:] = x[..., rotary_dim:]
+        out[..., :rotary_dim] = apply_rope(x[..., :rotary_dim], cos, sin, layout=layout)
+        return out
+    if layout == "interleaved":
+        return _rotate_interleaved(x, cos, sin)
+    return _rotate_half_split(x, cos, sin)
+
+
+def _rotate_interleaved(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    if x.dtype in (torch.float32, torch.float64):
+        # (x_2i + i x_2i+1) · (cos + i sin): one complex multiply does both rows of the 2x2 rotation.
+        xc = torch.view_as_complex(x.contiguous().unflatten(-1, (-1, 2)))  # (..., T, D/2) complex
+        rot = torch.complex(cos, sin)  # (T, D/2) complex
+        return torch.view_as_real(xc * rot).flatten(-2)  # (..., T, D)
+    x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., T, D/2) each
+    return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)  # (..., T, D)
+
+
+def _rotate_half_split(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]  # (..., T, D/2) each
+    out = torch.empty_like(x)  # (..., T, D)
+    o1, o2 = out[..., :half], out[..., half:]
+    torch.mul(x1, cos, out=o1)
+    o1.addcmul_(x2, sin, value=-1.0)  # x1 cos − x2 sin
+    torch.mul(x2, cos, out=o2)
+    o2.addcmul_(x1, sin)  # x2 cos + x1 sin
+    return out
+
+
+def rope(
+    x: torch.Tensor,
+    positions=None,
+    *,
+    base: float = 10000.0,
+    inv_freq=None,
+    attention_factor: float = 1.0,
+    layout: str = "interleaved",
+) -> torch.Tensor:
+    """Convenience: rotate x (..., T, D) at ``positions`` (default 0..T-1) in one call.
+
+    Frequencies: ``inv_freq`` if given (e.g. from :mod:`helpers.scaling`), else θ_i = base^(-2i/D).
+    """
+    check_float_tensor("x", x)
+    if inv_freq is None:
+        inv_freq = rope_inv_freq(x.shape[-1], base)
+    positions = x.shape[-2] if positions is None else positions
+    cos, sin = rope_cos_sin(positions, inv_freq, attention_factor=attention_factor, dtype=x.dtype)
+    return apply_rope(x, cos, sin, layout=layout, rotary_dim=2 * cos.shape[-1] if x.shape[-1] != 2 * cos.shape[-1] else None)
+
+
+class RopeCache:
+    """cos/sin tables that grow on demand (to the next power of two), so long prompts cost one rebuild.
+
+    ``inv_freq``: (D/2,). ``get(T)`` returns (cos, sin) of shape (T, D/2) for positions 0..T-1;
+    ``get_positions(p)`` gathers arbitrary integer positions.
+    """
+
+    def __init__(self, inv_freq, *, attention_factor: float = 1.0, dtype: torch.dtype = torch.float32):
+        self.inv_freq = _as_inv_freq(inv_freq)  # (D/2,)
+        self.attention_factor = check_positive("attention_factor", attention_factor)
+        self.dtype = dtype
+        self.cos = torch.empty(0, self.inv_freq.size, dtype=dtype)  # (0, D/2)
+        self.sin = torch.empty(0, self.inv_freq.size, dtype=dtype)
+        self.rebuilds = 0
+
+    @property
+    def length(self) -> int:
+        return self.cos.shape[0]
+
+    def _grow(self, needed: int) -> None:
+        size = 1 << max(needed - 1, 0).bit_length()
+        self.cos, self.sin = rope_cos_sin(size, self.inv_freq, attention_factor=self.attention_factor, dtype=self.dtype)
+        self.rebuilds += 1
+
+    def get(self, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+        seq_len = check_int("seq_len", seq_len, minimum=0)
+        if seq_len > self.length:
+            self._grow(seq_len)
+        return self.cos[:seq_len], self.sin[:seq_len]  # (T, D/2) each
+
+    def get_positions(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not isinstance(positions, torch.Tensor) or positions.is_floating_point():
+            raise TypeError("positions must be an integer torch.Tensor for a cache lookup")
+        if positions.numel() and int(positions.min()) < 0:
+            raise ValueError(f"positions must be >= 0, got {int(positions.min())}")
+        needed = int(positions.max()) + 1 if positions.numel() else 0
+        if needed > self.length:
+            self._grow(needed)
+        return self.cos[positions], self.sin[positions]  # (*positions.shape, D/2)
+
+
+# --------------------------------------------------------------------------- teaching: the explicit matrix
+def rotation_matrix(position: float, dim: int, base: float = 10000.0, *, inv_freq=None, layout: str = "interleaved") -> np.ndarray:
+    """The block-diagonal R_Θ(m) of RoFormer eq. 13, float64, shape (D, D).
+
+    Interleaved: 2×2 blocks [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]] on the diagonal.
+    Half-split: the same matrix with rows and columns permuted so pair i is (i, i + D/2).
+    For teaching only: applying it costs O(D²) per vector, :func:`apply_rope` costs O(D).
+    """
+    dim = check_dim("dim", dim)
+    check_choice("layout", layout, LAYOUTS)
+    inv_freq = rope_inv_freq(dim, base) if inv_freq is None else _as_inv_freq(inv_freq)
+    if 2 * inv_freq.size != dim:
+        raise ValueError(f"inv_freq has {inv_freq.size} pairs but dim = {dim} needs {dim // 2}")
+    angles = rope_angles(np.array([position]), inv_freq)[0]  # (D/2,)
+    c, s = np.cos(angles), np.sin(angles)
+    r = np.zeros((dim, dim))  # (D, D)
+    i = np.arange(dim // 2)
+    r[2 * i, 2 * i], r[2 * i, 2 * i + 1] = c, -s
+    r[2 * i + 1, 2 * i], r[2 * i + 1, 2 * i + 1] = s, c
+    if layout == "half_split":
+        p = interleaved_to_half_split(dim)
+        r = r[np.ix_(p, p)]
+    return r
+
+
+# --------------------------------------------------------------------------- layouts
+def interleaved_to_half_split(dim: int) -> np.ndarray:
+    """Index p with x_half = x_inter[p]: p = [0, 2, 4, …, D−2, 1, 3, …, D−1].
+
+    Property: rope_half_split(x[..., p]) == rope_interleaved(x)[..., p] for every x and position.
+    """
+    dim = check_dim("dim", dim)
+    return np.concatenate([np.arange(0, dim, 2), np.arange(1, dim, 2)])  # (D,)
+
+
+def half_split_to_interleaved(dim: int) -> np.ndarray:
+    """The inverse index of :func:`interleaved_to_half_split`: x_inter = x_half[q]."""
+    return np.argsort(interleaved_to_half_split(dim))  # (D,)
+
+
+def permute_qk_rows(weight: torch.Tensor, n_heads: int, *, to: str = "half_split") -> torch.Tensor:
+    """Reorder the output rows of W_Q or W_K (nn.Linear layout: (n_heads·D, d_model)) head by head.
+
+    ``to="half_split"`` turns an interleaved checkpoint (Meta's Llama) into one that half-split code
+    (HF ``rotate_half``) runs correctly: what HF's Llama conversion script does to q_proj/k_proj.
+    ``to="interleaved"`` is the inverse. Works on biases (shape (n_heads·D,)) too.
+    """
+    check_float_tensor("weight", weight)
+    n_heads = check_int("n_heads", n_heads, minimum=1)
+    check_choice("to", to, LAYOUTS)
+    rows = weight.shape[0]
+    if rows % n_heads or (rows // n_heads) % 2:
+        raise ValueError(
+            f"weight.shape[0] = {rows} must be n_heads ({n_heads}) times an even head dimension"
+        )
+    head_dim = rows // n_heads
+    p = interleaved_to_half_split(head_dim) if to == "half_split" else half_split_to_interleaved(head_dim)
+    idx = (torch.arange(n_heads)[:, None] * head_dim + torch.from_numpy(p)[None, :]).reshape(-1)  # (rows,)
+    return weight[idx]
+
+
+def partial_rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
+    """Number of rotated dimensions per head: int(head_dim · factor), as HF computes it; must be even."""
+    head_dim = check_dim("head_dim", head_dim)
+    f = check_positive("partial_rotary_factor", partial_rotary_factor)
+    if f > 1:
+        raise ValueError(f"partial_rotary_factor must be in (0, 1], got {f}")
+    d = int(head_dim * f)
+    if d == 0 or d % 2:
+        raise ValueError(
+            f"head_dim * partial_rotary_factor = {head_dim} * {f} gives {d} rotated dimensions; it must be even and > 0"
+        )
+    return d
+
+
+def degrees(radians: float) -> float:
+    """Radians to degrees (the chapter's "about 54°" is really 57.30°: errata E3)."""
+    return math.degrees(radians)
+
+
+class Rotary:
+    """A positional method for :mod:`helpers.attention` and the lab: rotate q and k, never v.
+
+    ``Rotary(dim, base=1e4, layout="interleaved")``, or pass ``inv_freq``/``attention_factor`` from a
+    scaling method (:func:`Rotary.from_config`). Calling it on x (..., T, D) rotates position t by t·θ
+    (or by the given ``positions``), using a cache that grows on demand.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        base: float = 10000.0,
+        *,
+        layout: str = "interleaved",
+        inv_freq=None,
+        attention_factor: float = 1.0,
+        rotary_dim: int | None = None,
+    ):
+        self.dim = check_dim("dim", dim)
+        self.rotary_dim = self.dim if rotary_dim is None else check_dim("rotary_dim", rotary_dim)
+        if self.rotary_dim > self.dim:
+            raise ValueError(f"rotary_dim must be <= dim = {self.dim}, got {self.rotary_dim}")
+        self.layout = check_choice("layout", layout, LAYOUTS)
+        inv_freq = rope_inv_freq(self.rotary_dim, base) if inv_freq is None else _as_inv_freq(inv_freq)
+        if 2 * inv_freq.size != self.rotary_dim:
+            raise ValueError(f"inv_freq has {inv_freq.size} pairs but rotary_dim = {self.rotary_dim} needs {self.rotary_dim // 2}")
+        self.inv_freq = inv_freq  # (D_rot/2,)
+        self.attention_factor = check_positive("attention_factor", attention_factor)
+        self.cache = RopeCache(inv_freq, attention_factor=self.attention_factor)
+
+    @classmethod
+    def from_config(cls, dim: int, base: float = 10000.0, rope_scaling: dict | None = None, *, layout: str = "interleaved", seq_len: int | None = None, **kwargs) -> "Rotary":
+        """Frequencies from an HF-style ``rope_scaling``/``rope_parameters`` dict (see :mod:`helpers.scaling`)."""
+        from helpers.scaling import rope_parameters_from_config
+
+        inv_freq, factor = rope_parameters_from_config(rope_scaling, head_dim=dim, base=base, seq_len=seq_len, **kwargs)
+        return cls(dim, base, layout=layout, inv_freq=inv_freq, attention_factor=factor, rotary_dim=2 * len(inv_freq))
+
+    def __call__(self, x: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
+        check_float_tensor("x", x)
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x's last dimension must be dim = {self.dim}, got shape {tuple(x.shape)}")
+        if positions is None:
+            cos, sin = self.cache.get(x.shape[-2])  # (T, D_rot/2)
+        else:
+            cos, sin = self.cache.get_positions(positions)
+        rd = None if self.rotary_dim == self.dim else self.rotary_dim
+        return apply_rope(x, cos.to(x.dtype), sin.to(x.dtype), layout=self.layout, rotary_dim=rd)
+
+    def __repr__(self) -> str:
+        return f"Rotary(dim={self.dim}, rotary_dim={self.rotary_dim}, layout={self.layout!r}, attention_factor={self.attention_factor:g})"
