@@ -1,0 +1,42 @@
+"""Building blocks shared by the chapter panels (ipywidgets 7.7 and 8 compatible)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+
+STYLE = {"description_width": "initial"}
+LAYOUT = W.Layout(width="380px")
+
+
+def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *, heavy: bool = False) -> W.IntSlider:
+    """An IntSlider with its unit in the description (e.g. "position m"); ``heavy`` redraws on release only."""
+    return W.IntSlider(value=value, min=lo, max=hi, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy)
+
+
+def float_slider(description: str, value: float, lo: float, hi: float, step: float, *, heavy: bool = False, fmt: str = ".2f") -> W.FloatSlider:
+    return W.FloatSlider(value=value, min=lo, max=hi, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, readout_format=fmt)
+
+
+def log_slider(description: str, value: float, lo_exp: float, hi_exp: float, step: float = 0.1, *, base: float = 10, heavy: bool = False, fmt: str = ".3g") -> W.FloatLogSlider:
+    """A slider over base**[lo_exp, hi_exp] (e.g. the RoPE base from 10^2 to 10^7)."""
+    return W.FloatLogSlider(value=value, base=base, min=lo_exp, max=hi_exp, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, readout_format=fmt)
+
+
+def panel(draw: Callable[..., object], controls: dict[str, W.Widget], *, columns: int = 1) -> W.VBox:
+    """Controls above one output area; every change calls ``draw(**values)`` and replaces the figure.
+
+    ``draw`` is a plain function (it builds and returns a figure or axes) that tests can call directly.
+    interactive_output clears the area with wait=True, so the page does not grow or flicker.
+    """
+
+    def _redraw(**values):
+        draw(**values)
+        plt.show()
+
+    out = W.interactive_output(_redraw, controls)
+    boxes = list(controls.values())
+    rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]
+    return W.VBox([*rows, out])
