@@ -1,0 +1,175 @@
+"""RoPE: properties (hypothesis), the chapter's worked example, layouts, cache, and HF's rotate_half."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import rope as R
+
+dims = st.sampled_from([2, 4, 8, 16, 64])
+bases = st.sampled_from([10.0, 100.0, 1e4, 5e5])
+positions = st.integers(min_value=0, max_value=5000)
+layouts = st.sampled_from(R.LAYOUTS)
+
+
+def _vec(seed: int, *shape: int, dtype=torch.float64) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+def _rot(x: torch.Tensor, pos: int, base: float, layout: str) -> torch.Tensor:
+    """Rotate a single vector x (D,) to position pos."""
+    return R.rope(x[None, :], [pos], base=base, layout=layout)[0]
+
+
+# --------------------------------------------------------------------------- the chapter's example
+def test_chapter_d4_frequencies_and_angles():
+    theta = R.rope_inv_freq(4)
+    np.testing.assert_allclose(theta, [1.0, 0.01], rtol=1e-15)
+    # Errata E3: position 1 turns pair 0 by 1 rad = 57.30 degrees, not "about 54 degrees".
+    assert f"{R.degrees(theta[0]):.2f}" == "57.30"
+    assert f"{R.degrees(theta[1]):.2f}" == "0.57"
+    r1 = R.rotation_matrix(1, 4)
+    np.testing.assert_allclose(r1[:2, :2], [[0.540302, -0.841471], [0.841471, 0.540302]], atol=1e-6)
+    np.testing.assert_allclose(r1[2:, 2:], [[0.99995, -0.0099998], [0.0099998, 0.99995]], atol=1e-6)
+
+
+def test_position_zero_is_identity_and_angles_are_float64():
+    x = _vec(0, 3, 7, 16, dtype=torch.float32)
+    for layout in R.LAYOUTS:
+        cos, sin = R.rope_cos_sin([0], R.rope_inv_freq(16))
+        out = R.apply_rope(x[..., :1, :], cos, sin, layout=layout)
+        assert torch.equal(out, x[..., :1, :])
+    assert R.rope_angles(10, R.rope_inv_freq(8)).dtype == np.float64
+
+
+# --------------------------------------------------------------------------- properties
+@settings(max_examples=60, deadline=None)
+@given(dims, bases, positions, layouts, st.integers(0, 10_000))
+def test_rotation_preserves_norm(dim, base, pos, layout, seed):
+    x = _vec(seed, dim)
+    np.testing.assert_allclose(_rot(x, pos, base, layout).norm(), x.norm(), rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims, bases, positions, positions, st.integers(0, 3000), layouts, st.integers(0, 10_000))
+def test_score_depends_only_on_relative_position(dim, base, m, n, k, layout, seed):
+    q, kk = _vec(seed, dim), _vec(seed + 1, dim)
+    s1 = _rot(q, m, base, layout) @ _rot(kk, n, base, layout)
+    s2 = _rot(q, m + k, base, layout) @ _rot(kk, n + k, base, layout)
+    assert abs(float(s1 - s2)) <= 1e-9 * (1 + float(q.norm() * kk.norm()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims, bases, positions, st.integers(0, 10_000))
+def test_layouts_agree_after_permutation(dim, base, pos, seed):
+    x = _vec(seed, dim)
+    p = R.interleaved_to_half_split(dim)
+    inter = _rot(x, pos, base, "interleaved")
+    half = _rot(x[p], pos, base, "half_split")
+    torch.testing.assert_close(half, inter[p], rtol=0, atol=1e-12)
+    q = R.half_split_to_interleaved(dim)
+    torch.testing.assert_close(x[p][q], x)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([4, 8, 16]), st.integers(1, 4), positions, st.integers(0, 10_000))
+def test_permuting_wq_rows_makes_half_split_code_match_an_interleaved_checkpoint(head_dim, n_heads, pos, seed):
+    d_model = 12
+    w_q = _vec(seed, n_heads * head_dim, d_model)  # nn.Linear layout (out, in)
+    x = _vec(seed + 1, d_model)
+    q_inter = (w_q @ x).view(n_heads, head_dim)  # (H, D)
+    q_half = (R.permute_qk_rows(w_q, n_heads) @ x).view(n_heads, head_dim)  # (H, D)
+    p = R.interleaved_to_half_split(head_dim)
+    want = R.rope(q_inter[:, None, :], [pos], layout="interleaved")[:, 0][:, p]
+    got = R.rope(q_half[:, None, :], [pos], layout="half_split")[:, 0]
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+    # and the permutation is undone exactly
+    back = R.permute_qk_rows(R.permute_qk_rows(w_q, n_heads), n_heads, to="interleaved")
+    assert torch.equal(back, w_q)
+
+
+def test_permute_qk_rows_matches_hf_conversion_formula():
+    # HF's convert_llama_weights_to_hf.permute: w.view(H, D//2, 2, d).transpose(1, 2).reshape(H*D, d)
+    n_heads, head_dim, d_model = 4, 8, 16
+    w = _vec(3, n_heads * head_dim, d_model)
+    hf = w.view(n_heads, head_dim // 2, 2, d_model).transpose(1, 2).reshape(n_heads * head_dim, d_model)
+    assert torch.equal(R.permute_qk_rows(w, n_heads), hf)
+
+
+@pytest.mark.parametrize("layout", R.LAYOUTS)
+def test_rotation_matrix_matches_apply_rope_and_complex_form(layout):
+    dim, pos = 8, 7
+    x = _vec(5, dim)
+    torch.testing.assert_close(torch.from_numpy(R.rotation_matrix(pos, dim, layout=layout)) @ x, _rot(x, pos, 1e4, layout))
+    # complex form: pair i of the interleaved layout multiplied by e^{i m θ_i}
+    z = torch.complex(x[0::2], x[1::2]) * torch.exp(1j * pos * torch.from_numpy(R.rope_inv_freq(dim)))
+    want = torch.stack([z.real, z.imag], -1).flatten()
+    torch.testing.assert_close(_rot(x, pos, 1e4, "interleaved"), want)
+    m = R.rotation_matrix(pos, dim, layout=layout)
+    np.testing.assert_allclose(m @ m.T, np.eye(dim), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_fast_paths_match_the_chapters_stack_flatten_code(dtype):
+    x = _vec(9, 2, 3, 33, 16).to(dtype)
+    cos, sin = R.rope_cos_sin(33, R.rope_inv_freq(16), dtype=dtype)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    chapter = torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+    tol = {"rtol": 1e-2, "atol": 1e-2} if dtype == torch.bfloat16 else {}
+    torch.testing.assert_close(R.apply_rope(x, cos, sin, layout="interleaved"), chapter, **tol)
+
+
+def test_partial_rotary_leaves_the_tail_untouched():
+    x = _vec(1, 2, 10, 16)
+    rd = R.partial_rotary_dim(16, 0.25)
+    assert rd == 4
+    cos, sin = R.rope_cos_sin(10, R.rope_inv_freq(rd), dtype=x.dtype)
+    out = R.apply_rope(x, cos, sin, layout="half_split", rotary_dim=rd)
+    assert torch.equal(out[..., rd:], x[..., rd:])
+    torch.testing.assert_close(out[..., :rd], R.apply_rope(x[..., :rd], cos, sin, layout="half_split"))
+    rot = R.Rotary(16, rotary_dim=rd, layout="half_split")
+    torch.testing.assert_close(rot(x), out)
+
+
+def test_cache_grows_on_demand_and_matches_direct_computation():
+    cache = R.RopeCache(R.rope_inv_freq(8))
+    assert cache.length == 0
+    cos, sin = cache.get(5)
+    assert cache.length == 8 and cos.shape == (5, 4)
+    cache.get(8)
+    assert cache.rebuilds == 1
+    cos, sin = cache.get(100)
+    assert cache.length == 128 and cache.rebuilds == 2
+    want_cos, want_sin = R.rope_cos_sin(100, R.rope_inv_freq(8))
+    assert torch.equal(cos, want_cos) and torch.equal(sin, want_sin)
+    pc, _ = cache.get_positions(torch.tensor([[3, 300]]))
+    assert pc.shape == (1, 2, 4) and cache.length == 512
+    torch.testing.assert_close(pc[0, 1], R.rope_cos_sin([300], R.rope_inv_freq(8))[0][0])
+
+
+def test_float64_angles_beat_float32_at_long_positions():
+    inv = R.rope_inv_freq(64)
+    pos = np.array([1e6])
+    exact = np.outer(pos, inv)
+    f32 = (torch.tensor(pos, dtype=torch.float32)[:, None] * torch.tensor(inv, dtype=torch.float32)).double().numpy()
+    assert np.abs(f32 - exact).max() > 1e-3  # float32 angle tables lose ~0.03 rad at position 1e6
+    np.testing.assert_array_equal(R.rope_angles(pos, inv), exact)
+
+
+def test_matches_hf_apply_rotary_pos_emb_half_split():
+    llama = pytest.importorskip("transformers.models.llama.modeling_llama")
+    b, h, t, d = 2, 3, 50, 16
+    q, k = _vec(1, b, h, t, d, dtype=torch.float32), _vec(2, b, h, t, d, dtype=torch.float32)
+    cos, sin = R.rope_cos_sin(t, R.rope_inv_freq(d, 1e4))  # (T, D/2)
+    hf_cos, hf_sin = torch.cat([cos, cos], -1)[None], torch.cat([sin, sin], -1)[None]  # (1, T, D)
+    hq, hk = llama.apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
+    torch.testing.assert_close(R.apply_rope(q, cos, sin, layout="half_split"), hq, rtol=0, atol=1e-6)
+    torch.testing.assert_close(R.apply_rope(k, cos, sin, layout="half_split"), hk, rtol=0, atol=1e-6)
+
+
+def test_degrees():
+    assert R.degrees(math.pi) == 180.0
