@@ -1,0 +1,690 @@
+"""Tests for helpers.scaling: HF transformers cross-checks, properties, worked numbers, bad input, configs.
+
+The HF cross-checks compare with ``transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS`` (5.x) built from a
+``LlamaConfig``; they skip if transformers is not installed. HF computes in float32, so agreement is checked to
+float32 rounding (relative 1e-6) and attention factors exactly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import scaling
+from helpers.scaling import (
+    ROPE_SCALING,
+    default_inv_freq,
+    dynamic_ntk_inv_freq,
+    linear_inv_freq,
+    llama3_inv_freq,
+    longrope_inv_freq,
+    ntk_chapter_inv_freq,
+    ntk_inv_freq,
+    ntk_scaled_base,
+    rope_parameters_from_config,
+    yarn_correction_range,
+    yarn_inv_freq,
+    yarn_paper_inv_freq,
+    yarn_ramp,
+)
+
+HEAD_DIMS = (16, 64, 128)
+BASES = (1e4, 5e5)
+FACTORS = (1, 2, 4, 8, 32)
+LENGTHS = (2048, 4096)
+RTOL = 1e-6  # float32 rounding of HF's inv_freq (observed worst case 4.6e-7)
+
+LLAMA31 = {
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+    "rope_type": "llama3",
+}
+QWEN_YARN = {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+
+
+def theta(dim: int, base: float) -> np.ndarray:
+    """Independent default frequencies: b^(−2i/d) written out pair by pair."""
+    return np.array([base ** (-2.0 * i / dim) for i in range(dim // 2)])
+
+
+# --------------------------------------------------------------------------- HF transformers reference
+class HF:
+    """Builds LlamaConfig objects and calls HF's own RoPE init functions."""
+
+    def __init__(self) -> None:
+        import transformers
+        from transformers import LlamaConfig
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+        transformers.logging.set_verbosity_error()  # HF logs warnings for e.g. factor=None; not our concern here
+        self.config_cls = LlamaConfig
+        self.init = ROPE_INIT_FUNCTIONS
+        self.default_fn = LlamaRotaryEmbedding.compute_default_rope_parameters
+
+    def config(self, head_dim: int, max_position_embeddings: int, rope_parameters: dict):
+        return self.config_cls(
+            head_dim=head_dim,
+            hidden_size=4 * head_dim,
+            num_attention_heads=4,
+            max_position_embeddings=max_position_embeddings,
+            rope_parameters=dict(rope_parameters),
+        )
+
+    def __call__(self, rope_type, head_dim, base, max_position_embeddings=4096, seq_len=None, **params):
+        cfg = self.config(head_dim, max_position_embeddings, {"rope_type": rope_type, "rope_theta": base, **params})
+        if rope_type == "default":
+            inv_freq, attention_factor = self.default_fn(cfg)
+        else:
+            inv_freq, attention_factor = self.init[rope_type](cfg, None, seq_len=seq_len)
+        return inv_freq.double().numpy(), attention_factor
+
+
+@pytest.fixture(scope="module")
+def hf() -> HF:
+    pytest.importorskip("transformers", minversion="5.0", reason="HF cross-checks need transformers>=5")
+    return HF()
+
+
+def assert_same(ours, ref, *, rtol: float = RTOL, what: str = "") -> None:
+    inv_freq, attention_factor = ours
+    ref_inv_freq, ref_attention_factor = ref
+    assert inv_freq.dtype == np.float64 and inv_freq.shape == ref_inv_freq.shape, what
+    np.testing.assert_allclose(inv_freq, ref_inv_freq, rtol=rtol, atol=0, err_msg=what)
+    assert attention_factor == pytest.approx(ref_attention_factor, rel=1e-15, abs=0), what
+
+
+def grid():
+    for head_dim in HEAD_DIMS:
+        for base in BASES:
+            for factor in FACTORS:
+                for length in LENGTHS:
+                    yield head_dim, base, factor, length
+
+
+@pytest.mark.parametrize("head_dim", HEAD_DIMS)
+@pytest.mark.parametrize("base", BASES)
+def test_default_matches_hf(hf, head_dim, base):
+    assert_same(default_inv_freq(head_dim, base), hf("default", head_dim, base))
+
+
+def test_linear_matches_hf(hf):
+    for d, b, s, _ in grid():
+        assert_same(linear_inv_freq(d, b, s), hf("linear", d, b, factor=float(s)), what=f"d={d} b={b} s={s}")
+
+
+def test_dynamic_matches_hf(hf):
+    for d, b, s, length in grid():
+        for seq_len in (1, length // 2, length, length + 1, 3 * length, 10 * length + 7):
+            what = f"d={d} b={b} s={s} L={length} seq_len={seq_len}"
+            ref = hf("dynamic", d, b, max_position_embeddings=length, seq_len=seq_len, factor=float(s))
+            assert_same(dynamic_ntk_inv_freq(d, b, s, seq_len, length), ref, what=what)
+
+
+def test_static_ntk_matches_hf_dynamic_at_factor_one(hf):
+    # reference-formulas.md: HF `dynamic` with factor=1 at seq_len = s·L reproduces static NTK.
+    for d, b, s, length in grid():
+        ref = hf("dynamic", d, b, max_position_embeddings=length, seq_len=s * length, factor=1.0)
+        assert_same(ntk_inv_freq(d, b, s), ref, what=f"d={d} b={b} s={s} L={length}")
+
+
+def test_yarn_matches_hf(hf):
+    for d, b, s, length in grid():
+        for truncate in (True, False):
+            what = f"d={d} b={b} s={s} L={length} truncate={truncate}"
+            ref = hf(
+                "yarn", d, b, s * length, factor=float(s), original_max_position_embeddings=length, truncate=truncate
+            )
+            # truncate=False: HF's ramp (i − low)/(high − low) is float32 with a fractional low ≈ 20, so its
+            # absolute error ~1e-6/25 is multiplied by up to s = 32 where θ' ≈ θ/s (observed 1.9e-6).
+            rtol = RTOL if truncate else 4e-6
+            assert_same(yarn_inv_freq(d, b, s, length, truncate=truncate), ref, rtol=rtol, what=what)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"mscale": 1.0, "mscale_all_dim": 1.0},  # DeepSeek-V3: ratio 1
+        {"mscale": 1.0, "mscale_all_dim": 0.5},
+        {"mscale": 0.707, "mscale_all_dim": 0.707},  # DeepSeek-V2-Lite
+        {"mscale": 1.0},  # only one set: plain 0.1·ln s + 1
+        {"attention_factor": 1.25},
+        {"attention_factor": 0.8, "mscale": 1.0, "mscale_all_dim": 0.5},  # override wins
+        {"beta_fast": 16.0, "beta_slow": 2.0},
+    ],
+)
+def test_yarn_extras_match_hf(hf, extra):
+    for d in HEAD_DIMS:
+        for s in (2, 8, 40):
+            ref = hf("yarn", d, 1e4, 4096 * s, factor=float(s), original_max_position_embeddings=4096, **extra)
+            assert_same(yarn_inv_freq(d, 1e4, s, 4096, **extra), ref, what=f"d={d} s={s} {extra}")
+
+
+def test_yarn_attention_factor_ratio_arithmetic():
+    # g(s, M) = 0.1·M·ln s + 1; DeepSeek style ratio g(s, 1)/g(s, 0.5), written out independently
+    s = 40.0
+    expected = (0.1 * 1.0 * math.log(s) + 1) / (0.1 * 0.5 * math.log(s) + 1)
+    assert yarn_inv_freq(64, 1e4, s, 4096, mscale=1.0, mscale_all_dim=0.5)[1] == pytest.approx(expected, rel=1e-14)
+    assert yarn_inv_freq(64, 1e4, s, 4096, mscale=1.0, mscale_all_dim=1.0)[1] == 1.0
+
+
+def test_yarn_missing_factor_fallback_matches_hf(hf):
+    # HF uses max_position_embeddings / original when factor is None (DeepSeek-V3 note in _compute_yarn_parameters)
+    for d in HEAD_DIMS:
+        for mpe, length in ((16384, 4096), (131072, 4096), (40960, 8192)):
+            ref = hf("yarn", d, 1e4, mpe, factor=None, original_max_position_embeddings=length)
+            config = {"rope_type": "yarn", "original_max_position_embeddings": length}
+            ours = rope_parameters_from_config(config, head_dim=d, base=1e4, max_position_embeddings=mpe)
+            assert_same(ours, ref, what=f"d={d} mpe={mpe} L={length}")
+            assert_same(ours, yarn_inv_freq(d, 1e4, mpe / length, length))
+
+
+def test_llama3_matches_hf(hf):
+    for d, b, s, length in grid():
+        for low, high in ((1.0, 4.0), (2.0, 8.0)):
+            what = f"d={d} b={b} s={s} L={length} low={low} high={high}"
+            params = {"low_freq_factor": low, "high_freq_factor": high}
+            ref = hf("llama3", d, b, s * length + 1, factor=float(s), original_max_position_embeddings=length, **params)
+            assert_same(llama3_inv_freq(d, b, s, length, **params), ref, what=what)
+
+
+def _longrope_lists(d: int) -> tuple[list[float], list[float]]:
+    rng = np.random.default_rng(d)
+    short = (1.0 + 0.1 * rng.random(d // 2)).tolist()
+    long = np.sort(1.0 + 40 * rng.random(d // 2)).tolist()
+    return short, long
+
+
+def test_longrope_matches_hf(hf):
+    for d in (16, 64, 96, 128):
+        short, long = _longrope_lists(d)
+        for length in LENGTHS:
+            for seq_len in (None, 1, length, length + 1, 8 * length):
+                for factor in (None, 1.0, 4.0, 32.0):
+                    what = f"d={d} L={length} seq_len={seq_len} factor={factor}"
+                    params = {"short_factor": short, "long_factor": long, "original_max_position_embeddings": length}
+                    ref = hf("longrope", d, 1e4, 32 * length, seq_len=seq_len, factor=factor, **params)
+                    ours = longrope_inv_freq(
+                        d, 1e4, factor=factor, max_position_embeddings=32 * length, seq_len=seq_len, **params
+                    )
+                    assert_same(ours, ref, what=what)
+
+
+def test_longrope_attention_factor_override_matches_hf(hf):
+    short, long = _longrope_lists(64)
+    params = {"short_factor": short, "long_factor": long, "original_max_position_embeddings": 4096}
+    ref = hf("longrope", 64, 1e4, 131072, seq_len=5000, attention_factor=1.5, **params)
+    assert_same(longrope_inv_freq(64, 1e4, seq_len=5000, attention_factor=1.5, factor=32.0, **params), ref)
+
+
+def test_phi3_style_longrope_factor_from_ratio(hf):
+    # Phi-3-mini-128k: head_dim 96, L = 4096, max_position_embeddings 131072, no `factor`: s = 32.
+    short, long = _longrope_lists(96)
+    config = {"type": "longrope", "short_factor": short, "long_factor": long, "original_max_position_embeddings": 4096}
+    for seq_len in (None, 4096, 4097):
+        ours = rope_parameters_from_config(
+            config, head_dim=96, base=1e4, max_position_embeddings=131072, seq_len=seq_len
+        )
+        params = {k: v for k, v in config.items() if k != "type"}
+        assert_same(ours, hf("longrope", 96, 1e4, 131072, seq_len=seq_len, **params), what=f"seq_len={seq_len}")
+        # ln 32 / ln 4096 = 5/12 exactly, so a = √(17/12)
+        assert ours[1] == pytest.approx(math.sqrt(17 / 12), rel=1e-14)
+        ext = np.array(long if seq_len == 4097 else short)
+        np.testing.assert_allclose(ours[0], theta(96, 1e4) / ext, rtol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("config", "head_dim", "base", "mpe"),
+    [
+        (LLAMA31, 128, 500000.0, 131072),
+        (QWEN_YARN, 128, 1e6, 131072),
+        # gpt-oss: truncate false
+        (
+            {
+                "rope_type": "yarn",
+                "factor": 32.0,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "original_max_position_embeddings": 4096,
+                "truncate": False,
+            },
+            64,
+            150000.0,
+            131072,
+        ),
+        # DeepSeek-V3 (rotary part of the head: qk_rope_head_dim = 64)
+        (
+            {
+                "type": "yarn",
+                "factor": 40,
+                "beta_fast": 32,
+                "beta_slow": 1,
+                "mscale": 1.0,
+                "mscale_all_dim": 1.0,
+                "original_max_position_embeddings": 4096,
+            },
+            64,
+            10000.0,
+            163840,
+        ),
+        ({"type": "linear", "factor": 2.0}, 128, 1e4, 4096),
+        ({"rope_type": "default"}, 64, 1e4, 4096),
+    ],
+)
+def test_pasted_configs_match_hf(hf, config, head_dim, base, mpe):
+    ours = rope_parameters_from_config(config, head_dim=head_dim, base=base, max_position_embeddings=mpe)
+    rope_type = config.get("rope_type", config.get("type"))
+    params = {k: v for k, v in config.items() if k not in ("type", "rope_type")}
+    tol = RTOL if config.get("truncate", True) else 4e-6  # see test_yarn_matches_hf
+    assert_same(ours, hf(rope_type, head_dim, base, mpe, **params), rtol=tol)
+
+
+def test_rope_parameters_dict_with_theta_and_partial_rotary_matches_hf(hf):
+    # A 5.x `rope_parameters` dict carrying rope_theta and partial_rotary_factor (GPT-NeoX / Phi style).
+    config = {
+        "rope_type": "yarn",
+        "rope_theta": 500000.0,
+        "partial_rotary_factor": 0.5,
+        "factor": 4.0,
+        "original_max_position_embeddings": 4096,
+    }
+    ours = rope_parameters_from_config(config, head_dim=128)
+    assert ours[0].shape == (32,)
+    ref = hf("yarn", 128, 500000.0, 16384, **{k: v for k, v in config.items() if k not in ("rope_type", "rope_theta")})
+    assert_same(ours, ref)
+    assert_same(ours, yarn_inv_freq(64, 500000.0, 4.0, 4096))
+
+
+def test_dynamic_config_matches_hf(hf):
+    config = {"type": "dynamic", "factor": 2.0}
+    ours = rope_parameters_from_config(config, head_dim=64, base=1e4, max_position_embeddings=2048, seq_len=5000)
+    assert_same(ours, hf("dynamic", 64, 1e4, 2048, seq_len=5000, factor=2.0))
+
+
+# --------------------------------------------------------------------------- properties (hypothesis)
+dims = st.integers(min_value=2, max_value=128).map(lambda k: 2 * k)  # 4 .. 256, even
+bases = st.sampled_from([100.0, 1e4, 5e5, 1e6, 1e7]) | st.floats(min_value=10.0, max_value=1e7)
+factors = st.sampled_from([1.0, 2.0, 4.0, 8.0, 32.0]) | st.floats(min_value=1.0, max_value=64.0)
+lengths = st.integers(min_value=64, max_value=131072)
+PROPS = settings(max_examples=50, deadline=None)
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=factors)
+def test_linear_is_default_over_s(dim, base, factor):
+    inv_freq, a = linear_inv_freq(dim, base, factor)
+    np.testing.assert_allclose(inv_freq, theta(dim, base) / factor, rtol=1e-13)
+    assert a == 1.0
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=factors)
+def test_static_ntk_slowdown_per_pair(dim, base, factor):
+    inv_freq, a = ntk_inv_freq(dim, base, factor)
+    slowdown = theta(dim, base) / inv_freq  # (d/2,)
+    assert slowdown[0] == pytest.approx(1.0, rel=1e-14)  # pair 0 unchanged
+    assert slowdown[-1] == pytest.approx(factor, rel=1e-11)  # the slowest pair slowed by exactly s
+    i = np.arange(dim // 2)
+    np.testing.assert_allclose(slowdown, factor ** (2 * i / (dim - 2)), rtol=1e-11)  # pair i by s^(2i/(d−2))
+    assert a == 1.0
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=factors, length=lengths, truncate=st.booleans())
+def test_yarn_lies_between_pi_and_default(dim, base, factor, length, truncate):
+    inv_freq, a = yarn_inv_freq(dim, base, factor, length, truncate=truncate)
+    default = theta(dim, base)
+    assert np.all(inv_freq <= default * (1 + 1e-12))
+    assert np.all(inv_freq >= default / factor * (1 - 1e-12))
+    assert a == (1.0 if factor == 1 else pytest.approx(0.1 * math.log(factor) + 1))
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=factors, length=lengths)
+def test_yarn_paper_lies_between_pi_and_default(dim, base, factor, length):
+    inv_freq, _ = yarn_paper_inv_freq(dim, base, factor, length)
+    default = theta(dim, base)
+    assert np.all((inv_freq <= default * (1 + 1e-12)) & (inv_freq >= default / factor * (1 - 1e-12)))
+
+
+@PROPS
+@given(
+    dim=dims,
+    base=bases,
+    factor=factors,
+    length=lengths,
+    bands=st.sampled_from([(1.0, 4.0), (2.0, 8.0), (0.5, 32.0)]),
+)
+def test_llama3_bands(dim, base, factor, length, bands):
+    low, high = bands
+    inv_freq, a = llama3_inv_freq(dim, base, factor, length, low_freq_factor=low, high_freq_factor=high)
+    default = theta(dim, base)
+    wavelength = 2 * math.pi / default
+    fast = wavelength < length / high
+    slow = wavelength > length / low
+    np.testing.assert_allclose(inv_freq[fast], default[fast], rtol=1e-13)
+    np.testing.assert_allclose(inv_freq[slow], default[slow] / factor, rtol=1e-13)
+    mid = ~fast & ~slow
+    assert np.all(inv_freq[mid] <= default[mid] * (1 + 1e-12))
+    assert np.all(inv_freq[mid] >= default[mid] / factor * (1 - 1e-12))
+    # Llama 3's blend is the YaRN paper's ramp (linear in r = L/λ) with α = low, β = high.
+    paper, _ = yarn_paper_inv_freq(dim, base, factor, length, alpha=low, beta=high)
+    np.testing.assert_allclose(inv_freq, paper, rtol=1e-12)
+    assert a == 1.0
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=factors, mpe=lengths, data=st.data())
+def test_dynamic_equals_default_up_to_max_position_embeddings(dim, base, factor, mpe, data):
+    seq_len = data.draw(st.integers(min_value=0, max_value=mpe))
+    inv_freq, a = dynamic_ntk_inv_freq(dim, base, factor, seq_len, mpe)
+    np.testing.assert_allclose(inv_freq, theta(dim, base), rtol=1e-13)
+    assert a == 1.0
+
+
+@PROPS
+@given(dim=dims, base=bases, s=st.integers(min_value=1, max_value=64), length=lengths)
+def test_dynamic_factor_one_at_s_times_length_is_static_ntk(dim, base, s, length):
+    np.testing.assert_allclose(
+        dynamic_ntk_inv_freq(dim, base, 1.0, s * length, length)[0], ntk_inv_freq(dim, base, s)[0], rtol=1e-12
+    )
+
+
+@PROPS
+@given(dim=dims, base=bases, factor=st.floats(min_value=1.01, max_value=64.0))
+def test_chapter_ntk_differs_from_ntk(dim, base, factor):
+    chapter, _ = ntk_chapter_inv_freq(dim, base, factor)
+    ntk, _ = ntk_inv_freq(dim, base, factor)
+    default = theta(dim, base)
+    # b·s slows the last pair by s^((d−2)/d) < s: less than NTK-aware, which slows it by exactly s
+    assert default[-1] / chapter[-1] == pytest.approx(factor ** ((dim - 2) / dim), rel=1e-11)
+    assert chapter[-1] > ntk[-1] * (1 + 1e-9 * dim)
+    assert chapter[0] == ntk[0] == 1.0
+
+
+def test_errata_e4_bases():
+    # d = 128: chapter b·s = 40,000 vs NTK 40,890; d = 4: 40,000 vs 160,000 (b = 1e4, s = 4)
+    assert ntk_scaled_base(128, 1e4, 4) == pytest.approx(40890, abs=1)
+    assert ntk_scaled_base(4, 1e4, 4) == pytest.approx(160000, rel=1e-12)
+    for dim, expected in ((128, 40890), (4, 160000)):
+        # recover the bases from the frequencies: θ'_1 = b'^(−2/d)
+        chapter_base = ntk_chapter_inv_freq(dim, 1e4, 4)[0][1] ** (-dim / 2)
+        ntk_base = ntk_inv_freq(dim, 1e4, 4)[0][1] ** (-dim / 2)
+        assert chapter_base == pytest.approx(40000, rel=1e-9)
+        assert ntk_base == pytest.approx(expected, abs=1)
+
+
+# --------------------------------------------------------------------------- worked numbers
+def test_yarn_paper_vs_code_ramp_worked_example():
+    # reference-formulas.md point 2: d = 128, b = 1e4, L = 4096.
+    code = yarn_ramp(128, 1e4, 4096)
+    paper = yarn_ramp(128, 1e4, 4096, kind="paper")
+    assert code[33] == pytest.approx(0.500, abs=5e-4) and paper[33] == pytest.approx(0.150, abs=5e-4)
+    assert code[25] == pytest.approx(0.808, abs=5e-4) and paper[25] == pytest.approx(0.544, abs=5e-4)
+    # the code's correction range: floor(20.94) = 20, ceil(45.03) = 46
+    assert yarn_correction_range(128, 1e4, 4096) == (20, 46)
+    # independent arithmetic for the paper ramp at pair 33: r = L/λ, γ = (r − 1)/31
+    r33 = 4096 * 1e4 ** (-66 / 128) / (2 * math.pi)
+    assert paper[33] == pytest.approx((r33 - 1) / 31, rel=1e-12)
+    # and the frequencies use them: θ' = (1 − γ)θ/s + γθ
+    s = 8.0
+    t33 = 1e4 ** (-66 / 128)
+    assert yarn_inv_freq(128, 1e4, s, 4096)[0][33] == pytest.approx(0.5 * t33 / s + 0.5 * t33, rel=1e-12)
+    g = (r33 - 1) / 31
+    assert yarn_paper_inv_freq(128, 1e4, s, 4096)[0][33] == pytest.approx((1 - g) * t33 / s + g * t33, rel=1e-12)
+    # ends agree: fast pairs kept, slow pairs interpolated, in both
+    assert code[0] == paper[0] == 1.0 and code[-1] == paper[-1] == 0.0
+
+
+def test_yarn_mscale_at_eight():
+    _, a = yarn_inv_freq(128, 1e4, 8, 4096)
+    assert a == pytest.approx(1.2079, abs=1e-4)  # 0.1·ln 8 + 1
+    assert a**2 == pytest.approx(1.459, abs=1e-3)  # logits multiplier
+    assert yarn_paper_inv_freq(128, 1e4, 8, 4096)[1] == a
+    assert yarn_inv_freq(128, 1e4, 1, 4096)[1] == 1.0
+
+
+def test_llama31_8b_band_counts():
+    inv_freq, a = rope_parameters_from_config(LLAMA31, head_dim=128, base=500000.0)
+    ratio = theta(128, 500000.0) / inv_freq
+    unchanged = np.isclose(ratio, 1.0, rtol=1e-12)
+    divided = np.isclose(ratio, 8.0, rtol=1e-12)
+    assert (unchanged.sum(), divided.sum(), (~unchanged & ~divided).sum()) == (29, 29, 6)
+    assert np.all(unchanged[:29]) and np.all(divided[-29:])
+    assert a == 1.0
+
+
+# --------------------------------------------------------------------------- registry and configs
+def test_registry_keys_and_signatures():
+    assert set(ROPE_SCALING) == {
+        "default",
+        "linear",
+        "ntk",
+        "ntk_chapter",
+        "dynamic",
+        "yarn",
+        "yarn_paper",
+        "llama3",
+        "longrope",
+    }
+    assert set(scaling.HF_ROPE_TYPES) <= set(ROPE_SCALING)
+    for name, fn in ROPE_SCALING.items():
+        assert list(inspect.signature(fn).parameters)[:2] == ["dim", "base"], name
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("default", {}),
+        ("linear", {"factor": 4.0}),
+        ("ntk", {"factor": 4.0}),
+        ("ntk_chapter", {"factor": 4.0}),
+        # effective NTK scale s·l/L − s + 1 = 4·6000/4096 − 3 ≈ 2.86 <= s (at 9000 it would be 5.8 > s)
+        ("dynamic", {"factor": 4.0, "seq_len": 6000, "max_position_embeddings": 4096}),
+        ("yarn", {"factor": 4.0, "original_max_position_embeddings": 4096}),
+        ("yarn_paper", {"factor": 4.0, "original_max_position_embeddings": 4096}),
+        ("llama3", {"factor": 4.0, "original_max_position_embeddings": 4096}),
+        (
+            "longrope",
+            {
+                "short_factor": [1.0] * 32,
+                "long_factor": [4.0] * 32,
+                "original_max_position_embeddings": 4096,
+                "factor": 4.0,
+            },
+        ),
+    ],
+)
+def test_every_method_returns_float64_and_float(name, params):
+    inv_freq, a = ROPE_SCALING[name](64, 1e4, **params)
+    assert inv_freq.dtype == np.float64 and inv_freq.shape == (32,)
+    assert type(a) is float and a > 0
+    assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq > 0)
+    # every method slows the slowest pair by a factor in [1, s] (longrope: short lists of 1 → unchanged)
+    assert 1 - 1e-12 <= theta(64, 1e4)[-1] / inv_freq[-1] <= 4 * (1 + 1e-12)
+    if name != "default":
+        assert rope_parameters_from_config(
+            {"rope_type": name, **{k: v for k, v in params.items() if k not in ("seq_len", "max_position_embeddings")}},
+            head_dim=64,
+            seq_len=params.get("seq_len"),
+            max_position_embeddings=params.get("max_position_embeddings"),
+        )[0] == pytest.approx(inv_freq, rel=1e-15)
+
+
+def test_type_and_rope_type_keys_are_equivalent():
+    old = rope_parameters_from_config(QWEN_YARN, head_dim=128, base=1e6)
+    new = rope_parameters_from_config(
+        {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}, head_dim=128, base=1e6
+    )
+    both = rope_parameters_from_config({**QWEN_YARN, "rope_type": "yarn"}, head_dim=128, base=1e6)
+    np.testing.assert_array_equal(old[0], new[0])
+    np.testing.assert_array_equal(old[0], both[0])
+    assert old[1] == new[1] == both[1] == pytest.approx(0.1 * math.log(4) + 1)
+    assert_same(old, yarn_inv_freq(128, 1e6, 4.0, 32768))
+
+
+def test_llama31_config_equals_llama3_function():
+    ours = rope_parameters_from_config(LLAMA31, head_dim=128, base=500000.0)
+    assert_same(ours, llama3_inv_freq(128, 500000.0, 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0))
+    # rope_theta inside the dict instead of the base argument
+    inside = rope_parameters_from_config({**LLAMA31, "rope_theta": 500000.0}, head_dim=128)
+    np.testing.assert_array_equal(inside[0], ours[0])
+
+
+@pytest.mark.parametrize("config", [None, {}, {"rope_theta": 1e4}, {"type": "default"}])
+def test_empty_config_means_default(config):
+    inv_freq, a = rope_parameters_from_config(config, head_dim=64)
+    np.testing.assert_allclose(inv_freq, theta(64, 1e4), rtol=1e-13)
+    assert a == 1.0
+
+
+def test_none_values_count_as_missing():
+    # a saved HF dict may carry explicit nulls; beta_fast None means the default 32, as in HF
+    config = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "beta_fast": None}
+    np.testing.assert_array_equal(
+        rope_parameters_from_config(config, head_dim=64)[0], yarn_inv_freq(64, 1e4, 8.0, 4096)[0]
+    )
+
+
+def test_unknown_config_key_warns():
+    with pytest.warns(UserWarning, match="beta_fst"):
+        rope_parameters_from_config({**QWEN_YARN, "beta_fst": 16}, head_dim=128)
+
+
+def test_longrope_switches_strictly_after_original_length():
+    short, long = [1.0] * 8, [2.0] * 8
+    params = {"short_factor": short, "long_factor": long, "original_max_position_embeddings": 100, "factor": 4.0}
+    at_length = longrope_inv_freq(16, 1e4, seq_len=100, **params)[0]
+    past = longrope_inv_freq(16, 1e4, seq_len=101, **params)[0]
+    np.testing.assert_allclose(at_length, theta(16, 1e4), rtol=1e-13)
+    np.testing.assert_allclose(past, theta(16, 1e4) / 2, rtol=1e-13)
+
+
+# --------------------------------------------------------------------------- bad input
+SHORT8 = [1.0] * 8
+BAD_CALLS = [
+    (lambda: default_inv_freq(7, 1e4), ValueError, r"dim must be a positive even integer, got 7"),
+    (lambda: default_inv_freq(0, 1e4), ValueError, r"dim .* got 0"),
+    (lambda: default_inv_freq(64.0, 1e4), TypeError, r"dim must be .* got 64\.0"),
+    (lambda: linear_inv_freq(64, -1.0, 2.0), ValueError, r"base must be .* > 0, got -1\.0"),
+    (lambda: linear_inv_freq(64, 1e4, 0.5), ValueError, r"factor must be .* >= 1, got 0\.5"),
+    (lambda: ntk_inv_freq(2, 1e4, 2.0), ValueError, r"dim must be >= 4 .* got 2"),
+    (lambda: dynamic_ntk_inv_freq(64, 1e4, 2.0, -1, 4096), ValueError, r"seq_len must be an integer >= 0, got -1"),
+    (lambda: dynamic_ntk_inv_freq(64, 1e4, 2.0, 10, 0), ValueError, r"max_position_embeddings .* >= 1, got 0"),
+    (lambda: yarn_inv_freq(64, 1e4, 0.9, 4096), ValueError, r"factor .* >= 1, got 0\.9"),
+    (lambda: yarn_inv_freq(64, 1e4, 4, 4096, beta_fast=1, beta_slow=32), ValueError, r"beta_fast must be >= beta_slow"),
+    (lambda: yarn_inv_freq(64, 1e4, 4, 4096, attention_factor=0.0), ValueError, r"attention_factor .* > 0, got 0\.0"),
+    (lambda: yarn_inv_freq(64, 1e4, 4, 4096, truncate="no"), TypeError, r"truncate must be True or False"),
+    (lambda: yarn_inv_freq(64, 1e4, 4, 4096.0), TypeError, r"original_max_position_embeddings must be an integer"),
+    (lambda: yarn_ramp(64, 1e4, 4096, kind="linear"), ValueError, r"kind must be one of \['code', 'paper'\]"),
+    (lambda: yarn_paper_inv_freq(64, 1e4, 4, 4096, alpha=2, beta=2), ValueError, r"beta must be > alpha"),
+    (
+        lambda: llama3_inv_freq(64, 5e5, 8, 8192, low_freq_factor=4.0, high_freq_factor=1.0),
+        ValueError,
+        r"high_freq_factor must be > low_freq_factor, got low_freq_factor=4\.0 and high_freq_factor=1\.0",
+    ),
+    (
+        lambda: longrope_inv_freq(
+            16, 1e4, short_factor=[1.0] * 7, long_factor=SHORT8, original_max_position_embeddings=4096, factor=2.0
+        ),
+        ValueError,
+        r"short_factor must have length dim/2 = 8 .* got shape \(7,\)",
+    ),
+    (
+        lambda: longrope_inv_freq(
+            16, 1e4, short_factor=SHORT8, long_factor=[0.0] * 8, original_max_position_embeddings=4096, factor=2.0
+        ),
+        ValueError,
+        r"long_factor must hold finite numbers > 0",
+    ),
+    (
+        lambda: longrope_inv_freq(
+            16, 1e4, short_factor=SHORT8, long_factor=SHORT8, original_max_position_embeddings=4096
+        ),
+        ValueError,
+        r"longrope needs factor or max_position_embeddings",
+    ),
+    (
+        lambda: longrope_inv_freq(
+            16,
+            1e4,
+            short_factor=SHORT8,
+            long_factor=SHORT8,
+            original_max_position_embeddings=4096,
+            factor=2.0,
+            seq_len=-3,
+        ),
+        ValueError,
+        r"seq_len must be an integer >= 0, got -3",
+    ),
+    (
+        lambda: rope_parameters_from_config({"type": "ntk-by-parts"}, head_dim=64),
+        ValueError,
+        r"unknown RoPE scaling method 'ntk-by-parts'; known methods: \['default', 'dynamic', 'linear', 'llama3'",
+    ),
+    (
+        lambda: rope_parameters_from_config({"type": "linear"}, head_dim=64),
+        ValueError,
+        r"rope_type 'linear' needs 'factor'",
+    ),
+    (
+        lambda: rope_parameters_from_config({"rope_type": "llama3", "factor": 8.0}, head_dim=128),
+        ValueError,
+        r"rope_type 'llama3' needs 'original_max_position_embeddings'",
+    ),
+    (
+        lambda: rope_parameters_from_config(
+            {"rope_type": "longrope", "long_factor": SHORT8, "original_max_position_embeddings": 4096}, head_dim=16
+        ),
+        ValueError,
+        r"rope_type 'longrope' needs 'short_factor'",
+    ),
+    (
+        lambda: rope_parameters_from_config(
+            {"rope_type": "dynamic", "factor": 2.0}, head_dim=64, max_position_embeddings=4096
+        ),
+        ValueError,
+        r"rope_type 'dynamic' needs 'seq_len' \(argument\)",
+    ),
+    (
+        lambda: rope_parameters_from_config(
+            {"rope_type": "yarn", "original_max_position_embeddings": 4096}, head_dim=64
+        ),
+        ValueError,
+        r"rope_type 'yarn' needs 'factor' in the config, or max_position_embeddings",
+    ),
+    (
+        lambda: rope_parameters_from_config({"rope_scaling": LLAMA31}, head_dim=128),
+        ValueError,
+        r"pass config\['rope_scaling'\]",
+    ),
+    (
+        lambda: rope_parameters_from_config({"rope_theta": 1e4}, head_dim=64, base=5e5),
+        ValueError,
+        r"base=500000\.0 conflicts with the config's rope_theta=10000\.0",
+    ),
+    (
+        lambda: rope_parameters_from_config({"type": "yarn", "rope_type": "linear", "factor": 2.0}, head_dim=64),
+        ValueError,
+        r"conflicting rope_type='linear' and type='yarn'",
+    ),
+    (lambda: rope_parameters_from_config("llama3", head_dim=64), TypeError, r"config must be a dict"),
+    (
+        lambda: rope_parameters_from_config(None, head_dim=64, partial_rotary_factor=0.3),
+        ValueError,
+        r"head_dim \* partial_rotary_factor = 64 \* 0\.3 gives 19 rotated dimensions",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "exc", "match"), BAD_CALLS, ids=[m[:40] for _, _, m in BAD_CALLS])
+def test_bad_input_raises_with_clear_message(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
