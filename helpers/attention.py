@@ -46,7 +46,9 @@ def scaled_dot_product_attention(
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share d_k, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v must have the same number of positions, got k {tuple(k.shape)} and v {tuple(v.shape)}")
+        raise ValueError(
+            f"k and v must have the same number of positions, got k {tuple(k.shape)} and v {tuple(v.shape)}"
+        )
     d_k = q.shape[-1]
     scores = q @ k.transpose(-2, -1) * (logit_scale / math.sqrt(d_k))  # (..., T_q, T_k)
     if causal:
@@ -83,7 +85,9 @@ def self_attention(
     if positional is not None and not isinstance(positional, Rotary):
         table = torch.as_tensor(np.asarray(positional) if not isinstance(positional, torch.Tensor) else positional)
         if table.shape != x.shape[-2:]:
-            raise ValueError(f"an additive position table must have shape (T, d_model) = {tuple(x.shape[-2:])}, got {tuple(table.shape)}")
+            raise ValueError(
+                f"an additive position table must have shape (T, d_model) = {tuple(x.shape[-2:])}, got {tuple(table.shape)}"
+            )
         x = x + table.to(x.dtype)  # (..., T, d_model)
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # (..., T, d_k), (..., T, d_k), (..., T, d_v)
     if isinstance(positional, Rotary):

@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 
-def check(candidate: Callable, cases: Iterable[tuple[tuple, object]], *, name: str | None = None, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+def check(
+    candidate: Callable,
+    cases: Iterable[tuple[tuple, object]],
+    *,
+    name: str | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+) -> bool:
     """Run ``candidate(*args)`` for each ``(args, expected)`` and compare with ``np.testing.assert_allclose``.
 
     Returns True when every case matches, False (with a printed hint) when the stub is untouched.
@@ -28,7 +35,9 @@ def check(candidate: Callable, cases: Iterable[tuple[tuple, object]], *, name: s
             print(f"{name}: not attempted yet. Fill in the function above, then re-run this cell.")
             return False
         try:
-            np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float), rtol=rtol, atol=atol)
+            np.testing.assert_allclose(
+                np.asarray(got, dtype=float), np.asarray(expected, dtype=float), rtol=rtol, atol=atol
+            )
         except AssertionError as err:
             raise AssertionError(f"{name}{args!r} is not right yet:\n{err}") from None
     print(f"{name}: correct on all {len(cases)} cases.")

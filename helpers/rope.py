@@ -158,13 +158,9 @@ def _rotate_interleaved(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -
 
 def _rotate_half_split(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     half = x.shape[-1] // 2
-    x1, x2 = x[..., :half], x[..., half:]  # (..., T, D/2) each
-    out = torch.empty_like(x)  # (..., T, D)
-    o1, o2 = out[..., :half], out[..., half:]
-    torch.mul(x1, cos, out=o1)
-    o1.addcmul_(x2, sin, value=-1.0)  # x1 cos − x2 sin
-    torch.mul(x2, cos, out=o2)
-    o2.addcmul_(x1, sin)  # x2 cos + x1 sin
+    out = torch.mul(x, torch.cat((cos, cos), dim=-1))  # (..., T, D): [x1 cos, x2 cos]
+    out[..., :half].addcmul_(x[..., half:], sin, value=-1.0)  # x1 cos − x2 sin
+    out[..., half:].addcmul_(x[..., :half], sin)  # x2 cos + x1 sin
     return out
 
 
@@ -186,7 +182,9 @@ def rope(
         inv_freq = rope_inv_freq(x.shape[-1], base)
     positions = x.shape[-2] if positions is None else positions
     cos, sin = rope_cos_sin(positions, inv_freq, attention_factor=attention_factor, dtype=x.dtype)
-    return apply_rope(x, cos, sin, layout=layout, rotary_dim=2 * cos.shape[-1] if x.shape[-1] != 2 * cos.shape[-1] else None)
+    return apply_rope(
+        x, cos, sin, layout=layout, rotary_dim=2 * cos.shape[-1] if x.shape[-1] != 2 * cos.shape[-1] else None
+    )
 
 
 class RopeCache:
@@ -231,7 +229,9 @@ class RopeCache:
 
 
 # --------------------------------------------------------------------------- teaching: the explicit matrix
-def rotation_matrix(position: float, dim: int, base: float = 10000.0, *, inv_freq=None, layout: str = "interleaved") -> np.ndarray:
+def rotation_matrix(
+    position: float, dim: int, base: float = 10000.0, *, inv_freq=None, layout: str = "interleaved"
+) -> np.ndarray:
     """The block-diagonal R_Θ(m) of RoFormer eq. 13, float64, shape (D, D).
 
     Interleaved: 2×2 blocks [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]] on the diagonal.
@@ -282,9 +282,7 @@ def permute_qk_rows(weight: torch.Tensor, n_heads: int, *, to: str = "half_split
     check_choice("to", to, LAYOUTS)
     rows = weight.shape[0]
     if rows % n_heads or (rows // n_heads) % 2:
-        raise ValueError(
-            f"weight.shape[0] = {rows} must be n_heads ({n_heads}) times an even head dimension"
-        )
+        raise ValueError(f"weight.shape[0] = {rows} must be n_heads ({n_heads}) times an even head dimension")
     head_dim = rows // n_heads
     p = interleaved_to_half_split(head_dim) if to == "half_split" else half_split_to_interleaved(head_dim)
     idx = (torch.arange(n_heads)[:, None] * head_dim + torch.from_numpy(p)[None, :]).reshape(-1)  # (rows,)
@@ -335,13 +333,24 @@ class Rotary:
         self.layout = check_choice("layout", layout, LAYOUTS)
         inv_freq = rope_inv_freq(self.rotary_dim, base) if inv_freq is None else _as_inv_freq(inv_freq)
         if 2 * inv_freq.size != self.rotary_dim:
-            raise ValueError(f"inv_freq has {inv_freq.size} pairs but rotary_dim = {self.rotary_dim} needs {self.rotary_dim // 2}")
+            raise ValueError(
+                f"inv_freq has {inv_freq.size} pairs but rotary_dim = {self.rotary_dim} needs {self.rotary_dim // 2}"
+            )
         self.inv_freq = inv_freq  # (D_rot/2,)
         self.attention_factor = check_positive("attention_factor", attention_factor)
         self.cache = RopeCache(inv_freq, attention_factor=self.attention_factor)
 
     @classmethod
-    def from_config(cls, dim: int, base: float = 10000.0, rope_scaling: dict | None = None, *, layout: str = "interleaved", seq_len: int | None = None, **kwargs) -> "Rotary":
+    def from_config(
+        cls,
+        dim: int,
+        base: float = 10000.0,
+        rope_scaling: dict | None = None,
+        *,
+        layout: str = "interleaved",
+        seq_len: int | None = None,
+        **kwargs,
+    ) -> Rotary:
         """Frequencies from an HF-style ``rope_scaling``/``rope_parameters`` dict (see :mod:`helpers.scaling`)."""
         from helpers.scaling import rope_parameters_from_config
 

@@ -38,7 +38,11 @@ def clean(nb: nbformat.NotebookNode) -> None:
 def run(path: Path, timeout: int = 600) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}, store_widget_state=False
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
     )
     t0 = time.perf_counter()
     client.execute()

@@ -104,7 +104,9 @@ def test_permute_qk_rows_matches_hf_conversion_formula():
 def test_rotation_matrix_matches_apply_rope_and_complex_form(layout):
     dim, pos = 8, 7
     x = _vec(5, dim)
-    torch.testing.assert_close(torch.from_numpy(R.rotation_matrix(pos, dim, layout=layout)) @ x, _rot(x, pos, 1e4, layout))
+    torch.testing.assert_close(
+        torch.from_numpy(R.rotation_matrix(pos, dim, layout=layout)) @ x, _rot(x, pos, 1e4, layout)
+    )
     # complex form: pair i of the interleaved layout multiplied by e^{i m θ_i}
     z = torch.complex(x[0::2], x[1::2]) * torch.exp(1j * pos * torch.from_numpy(R.rope_inv_freq(dim)))
     want = torch.stack([z.real, z.imag], -1).flatten()

@@ -13,16 +13,58 @@ LAYOUT = W.Layout(width="380px")
 
 def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *, heavy: bool = False) -> W.IntSlider:
     """An IntSlider with its unit in the description (e.g. "position m"); ``heavy`` redraws on release only."""
-    return W.IntSlider(value=value, min=lo, max=hi, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy)
+    return W.IntSlider(
+        value=value,
+        min=lo,
+        max=hi,
+        step=step,
+        description=description,
+        style=STYLE,
+        layout=LAYOUT,
+        continuous_update=not heavy,
+    )
 
 
-def float_slider(description: str, value: float, lo: float, hi: float, step: float, *, heavy: bool = False, fmt: str = ".2f") -> W.FloatSlider:
-    return W.FloatSlider(value=value, min=lo, max=hi, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, readout_format=fmt)
+def float_slider(
+    description: str, value: float, lo: float, hi: float, step: float, *, heavy: bool = False, fmt: str = ".2f"
+) -> W.FloatSlider:
+    return W.FloatSlider(
+        value=value,
+        min=lo,
+        max=hi,
+        step=step,
+        description=description,
+        style=STYLE,
+        layout=LAYOUT,
+        continuous_update=not heavy,
+        readout_format=fmt,
+    )
 
 
-def log_slider(description: str, value: float, lo_exp: float, hi_exp: float, step: float = 0.1, *, base: float = 10, heavy: bool = False, fmt: str = ".3g") -> W.FloatLogSlider:
+def log_slider(
+    description: str,
+    value: float,
+    lo_exp: float,
+    hi_exp: float,
+    step: float = 0.1,
+    *,
+    base: float = 10,
+    heavy: bool = False,
+    fmt: str = ".3g",
+) -> W.FloatLogSlider:
     """A slider over base**[lo_exp, hi_exp] (e.g. the RoPE base from 10^2 to 10^7)."""
-    return W.FloatLogSlider(value=value, base=base, min=lo_exp, max=hi_exp, step=step, description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, readout_format=fmt)
+    return W.FloatLogSlider(
+        value=value,
+        base=base,
+        min=lo_exp,
+        max=hi_exp,
+        step=step,
+        description=description,
+        style=STYLE,
+        layout=LAYOUT,
+        continuous_update=not heavy,
+        readout_format=fmt,
+    )
 
 
 def panel(draw: Callable[..., object], controls: dict[str, W.Widget], *, columns: int = 1) -> W.VBox:

@@ -1,0 +1,88 @@
+"""Time RoPE implementations side by side, as ratios to a plain copy of the same tensor (the memory floor).
+
+    python benchmarks/bench_rope.py            # (4, 8, 2048, 64) float32, CPU, prints a Markdown table
+    python benchmarks/bench_rope.py --repeats 50 --shape 1 8 4096 128
+
+All variants run round-robin in one process (so a busy machine slows them alike), each repeat timed
+with time.perf_counter; the table reports medians. The cos/sin tables are precomputed once, as any
+real model caches them; only the application to x is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import torch
+
+from helpers.rope import apply_rope, rope_cos_sin, rope_inv_freq
+
+
+def chapter_stack_flatten(x, cos, sin):
+    """The source chapter's apply_rope: even/odd slices, stack, flatten (interleaved)."""
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1).flatten(-2)
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def hf_rotate_half(x, cos_full, sin_full):
+    """HF Llama's formula: q·cos + rotate_half(q)·sin with cos/sin of width D (half-split)."""
+    return x * cos_full + rotate_half(x) * sin_full
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", type=int, nargs=4, default=[4, 8, 2048, 64], metavar=("B", "H", "T", "D"))
+    parser.add_argument("--repeats", type=int, default=101)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args(argv)
+    b, h, t, d = args.shape
+    x = torch.randn(b, h, t, d, generator=torch.Generator().manual_seed(0))  # (B, H, T, D) float32
+    cos, sin = rope_cos_sin(t, rope_inv_freq(d))  # (T, D/2)
+    cos_full, sin_full = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)  # (T, D)
+
+    variants = {
+        "copy (x.clone())": lambda: x.clone(),
+        "chapter stack/flatten (interleaved)": lambda: chapter_stack_flatten(x, cos, sin),
+        "HF rotate_half (half-split)": lambda: hf_rotate_half(x, cos_full, sin_full),
+        "helpers.apply_rope interleaved": lambda: apply_rope(x, cos, sin, layout="interleaved"),
+        "helpers.apply_rope half_split": lambda: apply_rope(x, cos, sin, layout="half_split"),
+    }
+    # Correctness first: a fast wrong answer is worthless.
+    ref = chapter_stack_flatten(x, cos, sin)
+    torch.testing.assert_close(variants["helpers.apply_rope interleaved"](), ref)
+    perm = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])
+    torch.testing.assert_close(variants["helpers.apply_rope half_split"](), hf_rotate_half(x, cos_full, sin_full))
+    torch.testing.assert_close(apply_rope(x[..., perm].contiguous(), cos, sin, layout="half_split"), ref[..., perm])
+
+    times = {name: [] for name in variants}
+    for i in range(args.warmup + args.repeats):
+        for name, fn in variants.items():
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            if i >= args.warmup:
+                times[name].append(dt)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    floor = med["copy (x.clone())"]
+    chapter = med["chapter stack/flatten (interleaved)"]
+    mb = x.numel() * x.element_size() / 2**20
+    print(
+        f"shape {tuple(x.shape)} float32 ({mb:.0f} MiB), torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"{platform.processor() or platform.machine()}, median of {args.repeats}"
+    )
+    print()
+    print("| variant | median (ms) | × copy | chapter ÷ variant |")
+    print("|---|---:|---:|---:|")
+    for name, m in med.items():
+        print(f"| {name} | {m * 1e3:.2f} | {m / floor:.2f} | {chapter / m:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
