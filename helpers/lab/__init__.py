@@ -1,0 +1,116 @@
+"""The tiny-model lab: train small transformers with any positional method on a CPU, measure how they extrapolate.
+
+Notebooks 03 (learned table) and 05 (length extension) show the lab's stored results; everything they read is
+produced by code in this package from the checkpoints shipped in ``helpers/lab/checkpoints/``.
+
+API for notebooks (stable; everything below is importable from ``helpers.lab``)
+------------------------------------------------------------------------------
+Checkpoints (``CHECKPOINT_NAMES`` = "none", "sinusoidal", "learned", "rope", "rope_pi_ft", "rope_yarn_ft")::
+
+    list_checkpoints() -> list[dict]         # name, positional, train_len, steps, seconds, size_bytes, command
+    load_model(name) -> TinyTransformer      # eval mode, float32, loaded with torch.load(weights_only=True)
+    model.config                             # LabConfig: positional, d_model, n_layers, n_heads, train_len, rope_base ...
+    model.train_len                          # L, the length the model was (pre-)trained at
+    model.rope_scaling                       # the HF-style dict it was trained with (None = plain RoPE)
+    model.position_embedding                 # the helpers.learned.LearnedPositionalEmbedding ("learned" only, else None)
+    model.rows_reached                       # rows 0..rows_reached-1 of that table received gradient (= L)
+    learned_table(model) -> (table (max_seq_len, d_model) np.ndarray, rows_reached)  # rows >= rows_reached = init
+    initial_learned_table(model) -> np.ndarray   # the table before training (same seed), to prove rows are untouched
+    position_similarity(table) -> (T, T) cosine similarity of rows (learned vs helpers.sinusoidal.sinusoidal_table)
+
+Evaluation (notebook 05)::
+
+    METHODS                                  # evaluation method -> (checkpoint, how RoPE is scaled at length T)
+    load_results() -> dict                   # the stored results/results.json (see its "meta" for settings)
+    results["lm"][method][str(T)]            # {"status": "ok" | "cannot run", "loss", "loss_by_bucket", "bucket_starts", "message"}
+    results["passkey"][method][str(T)]       # {"status", "accuracy", "accuracy_by_depth", "depths", "message"}
+    results["training"][checkpoint]          # steps, seconds, final loss, command
+    evaluate_all(methods=None, lengths=None) -> dict   # recompute the results from the checkpoints (< 20 s)
+    evaluate_lm(method, length) / evaluate_passkey(method, length)   # one cell of the tables
+    PLOTS                                    # {"loss_by_position": Path, "passkey_heatmap": Path, "learned_table": Path}
+    RESULTS_MD                               # Path of the write-up results/RESULTS.md
+
+Data (deterministic from a seed; no downloads)::
+
+    lm_batch(batch_size, length, seed) -> (tokens (B, T) int64, targets (B, T) int64)
+    passkey_batch(keys, depths, length) -> PasskeyBatch(tokens (B, T), answer_positions (B, n_digits), keys (B, n_digits))
+
+Training (command line: ``python -m helpers.lab --help``)::
+
+    train_model(config, steps=..., ...) -> (TinyTransformer, TrainLog)
+    fine_tune(model, rope_scaling, length, steps=...) -> (TinyTransformer, TrainLog)
+    RECIPES[name]                            # the exact settings (and command) that produce each shipped checkpoint
+
+Design choices (justified in each module and in ``results/RESULTS.md``): a pre-LayerNorm decoder with d_model 64,
+2 layers, 4 heads of dimension 16 (8 RoPE pairs), ~0.1 M parameters, trained at L = 64 tokens on a mixture of an
+induction-copy language-modelling task and a passkey-retrieval task; evaluated at 1×, 2×, 4× and 8× L.
+"""
+
+from __future__ import annotations
+
+from helpers.lab.data import (
+    VOCAB_SIZE,
+    PasskeyBatch,
+    lm_batch,
+    passkey_batch,
+    random_keys,
+)
+from helpers.lab.evaluate import (
+    LENGTH_MULTIPLES,
+    METHODS,
+    PLOTS,
+    RESULTS_DIR,
+    RESULTS_JSON,
+    RESULTS_MD,
+    evaluate_all,
+    evaluate_lm,
+    evaluate_passkey,
+    initial_learned_table,
+    learned_table,
+    load_results,
+    position_similarity,
+)
+from helpers.lab.model import LabConfig, TinyTransformer
+from helpers.lab.train import (
+    CHECKPOINT_DIR,
+    CHECKPOINT_NAMES,
+    RECIPES,
+    TrainLog,
+    fine_tune,
+    list_checkpoints,
+    load_model,
+    save_checkpoint,
+    train_model,
+)
+
+__all__ = [
+    "CHECKPOINT_DIR",
+    "CHECKPOINT_NAMES",
+    "LENGTH_MULTIPLES",
+    "METHODS",
+    "PLOTS",
+    "RECIPES",
+    "RESULTS_DIR",
+    "RESULTS_JSON",
+    "RESULTS_MD",
+    "VOCAB_SIZE",
+    "LabConfig",
+    "PasskeyBatch",
+    "TinyTransformer",
+    "TrainLog",
+    "evaluate_all",
+    "evaluate_lm",
+    "evaluate_passkey",
+    "fine_tune",
+    "initial_learned_table",
+    "learned_table",
+    "list_checkpoints",
+    "lm_batch",
+    "load_model",
+    "load_results",
+    "passkey_batch",
+    "position_similarity",
+    "random_keys",
+    "save_checkpoint",
+    "train_model",
+]
