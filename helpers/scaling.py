@@ -602,7 +602,8 @@ def rope_parameters_from_config(
     fn = ROPE_SCALING[rope_type]
     names, required = _method_parameters(fn)
     kwargs = {k: v for k, v in config.items() if k in names and k not in _CALLER_KEYS}
-    unknown = sorted(set(config) - names - _COMMON_KEYS)
+    # max_position_embeddings / seq_len are model-level arguments: in the dict they are ignored (and reported)
+    unknown = sorted(set(config) - (names - _CALLER_KEYS) - _COMMON_KEYS)
     if unknown:
         warnings.warn(
             f"ignoring keys {unknown} that rope_type {rope_type!r} does not use (it uses {sorted(names - _CALLER_KEYS)})",

@@ -89,7 +89,10 @@ class HF:
 
 @pytest.fixture(scope="module")
 def hf() -> HF:
-    pytest.importorskip("transformers", minversion="5.0", reason="HF cross-checks need transformers>=5")
+    # exc_type=ImportError: also skip (not error) when transformers is installed but fails to import.
+    pytest.importorskip(
+        "transformers", minversion="5.0", reason="HF cross-checks need transformers>=5", exc_type=ImportError
+    )
     return HF()
 
 
@@ -146,6 +149,20 @@ def test_yarn_matches_hf(hf):
             # absolute error ~1e-6/25 is multiplied by up to s = 32 where θ' ≈ θ/s (observed 1.9e-6).
             rtol = RTOL if truncate else 4e-6
             assert_same(yarn_inv_freq(d, b, s, length, truncate=truncate), ref, rtol=rtol, what=what)
+
+
+def test_yarn_correction_range_clamped_at_d_minus_1_like_hf(hf):
+    # HF's find_correction_range clamps high to d − 1, not to the last pair index d/2 − 1. It matters when
+    # L/(2π) > b^((d−2)/d), e.g. d = 128, b = 1e4, L = 131072: fcd(1) = 69.1 → high = 70 > 63, so the slowest pair
+    # is only (63 − 45)/(70 − 45) = 72% interpolated.
+    fcd = [128 * math.log(131072 / (2 * math.pi * n)) / (2 * math.log(1e4)) for n in (32, 1)]
+    assert (math.floor(fcd[0]), math.ceil(fcd[1])) == (45, 70)
+    assert yarn_correction_range(128, 1e4, 131072) == (45, 70)
+    assert yarn_ramp(128, 1e4, 131072)[-1] == pytest.approx(1 - 18 / 25, rel=1e-12)
+    for d in HEAD_DIMS:
+        for truncate in (True, False):
+            ref = hf("yarn", d, 1e4, 4 * 131072, factor=4.0, original_max_position_embeddings=131072, truncate=truncate)
+            assert_same(yarn_inv_freq(d, 1e4, 4, 131072, truncate=truncate), ref, rtol=4e-6, what=f"d={d}")
 
 
 @pytest.mark.parametrize(
@@ -556,6 +573,17 @@ def test_none_values_count_as_missing():
 def test_unknown_config_key_warns():
     with pytest.warns(UserWarning, match="beta_fst"):
         rope_parameters_from_config({**QWEN_YARN, "beta_fst": 16}, head_dim=128)
+
+
+def test_model_level_keys_in_the_dict_warn_and_are_ignored():
+    with pytest.warns(UserWarning, match="seq_len"):
+        inv_freq, _ = rope_parameters_from_config(
+            {"rope_type": "dynamic", "factor": 2.0, "seq_len": 99999},
+            head_dim=64,
+            max_position_embeddings=4096,
+            seq_len=10,
+        )
+    np.testing.assert_allclose(inv_freq, theta(64, 1e4), rtol=1e-13)
 
 
 def test_longrope_switches_strictly_after_original_length():
