@@ -64,7 +64,12 @@ def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positio
             ax.plot(ints, table_int[:, j], ".", ms=3, color=line.get_color())
     ax.set_ylim(-1.5, 1.15)  # room for the legend under the waves
     ax.legend(loc="lower center", ncol=2, fontsize=7, framealpha=0.9)
-    return label(ax, xlabel="position pos (tokens)", ylabel="PE[pos, dim]", title=f"PE columns (d_model = {d_model}, base = {base:g})")
+    return label(
+        ax,
+        xlabel="position pos (tokens)",
+        ylabel="PE[pos, dim]",
+        title=f"PE columns (d_model = {d_model}, base = {base:g})",
+    )
 
 
 def plot_pe_heatmap(n_positions: int = 200, d_model: int = 128, base: float = 10000.0, ax=None):
@@ -76,7 +81,12 @@ def plot_pe_heatmap(n_positions: int = 200, d_model: int = 128, base: float = 10
     table = sinusoidal_table(n_positions, d_model, base)  # (T, d)
     im = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, label="PE value")
-    return label(ax, xlabel="dimension j (0 = fastest)", ylabel="position pos (tokens)", title=f"Sinusoidal table, d_model = {d_model}, base = {base:g}")
+    return label(
+        ax,
+        xlabel="dimension j (0 = fastest)",
+        ylabel="position pos (tokens)",
+        title=f"Sinusoidal table, d_model = {d_model}, base = {base:g}",
+    )
 
 
 def plot_frequencies(d_model: int = 512, bases=(10000.0,), axes=None):
@@ -147,7 +157,12 @@ def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, 
     ax.set_yticks([])
     for spine in ax.spines.values():
         spine.set_visible(False)
-    return label(ax, xlabel="one dial per pair i: hand at angle pos·ω_i (rad)", ylabel="", title=f"position pos = {position} (d_model = {d_model}, base = {base:g})")
+    return label(
+        ax,
+        xlabel="one dial per pair i: hand at angle pos·ω_i (rad)",
+        ylabel="",
+        title=f"position pos = {position} (d_model = {d_model}, base = {base:g})",
+    )
 
 
 def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: int = 1000, ax=None):
@@ -165,8 +180,13 @@ def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: 
     ax.axhline(dist[0], color="grey", ls="--", lw=0.8, label="neighbours (Δ = 1)")
     ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, {dmin:.3f}")
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="lower left")
-    return label(ax, xlabel="offset Δ = q − p (positions)", ylabel="‖PE(p+Δ) − PE(p)‖", title="How far apart are the encodings of p and p+Δ?")
+    ax.legend(fontsize=7, loc="best")
+    return label(
+        ax,
+        xlabel="offset Δ = q − p (positions)",
+        ylabel="‖PE(p+Δ) − PE(p)‖",
+        title="How far apart are the encodings of p and p+Δ?",
+    )
 
 
 def plot_position_matrix(matrix: np.ndarray, ax=None, *, title: str = "", cbar_label: str = "score"):
@@ -179,7 +199,9 @@ def plot_position_matrix(matrix: np.ndarray, ax=None, *, title: str = "", cbar_l
     lim = float(np.abs(matrix).max()) or 1.0
     im = ax.imshow(matrix, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, label=cbar_label, shrink=0.85)
-    return label(ax, xlabel="key position n", ylabel="query position m", title=title)
+    label(ax, xlabel="key position n", ylabel="query position m")
+    ax.set_title(title, fontsize=9)
+    return ax
 
 
 def plot_unseen_rows(d_model: int = 512, train_len: int = 512, n_positions: int = 2048, base: float = 10000.0, ax=None):
