@@ -1,0 +1,318 @@
+"""Figures for notebook 04 (RoPE): rotation in 2-D, R_Θ(m), relative scores, frequencies, "long-range decay".
+
+Every plotting function takes ``ax=None`` (or ``axes=None``), draws, and returns what it drew on. Pure matplotlib:
+the sliders that drive these live in :mod:`helpers.widgets.rope`.
+
+A few small computations that the figures need live here too (marked "computation" below). Those about RoPE in
+general (:func:`key_peaking_at`, :func:`pair_score_curve`, :func:`roformer_bound_factor`) are candidates for
+:mod:`helpers.rope`; they are tested against independent computations in ``tests/test_plots_rope.py``.
+
+Conventions: interleaved layout (pair i = dimensions (2i, 2i+1)), score(m, n) = <R_Θ(m) q, R_Θ(n) k> with the
+query at m and the key at n, θ_i = base^(-2i/D) (:func:`helpers.rope.rope_inv_freq`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import NullLocator
+
+from helpers.plots._style import label, new_axes
+from helpers.rope import rope_inv_freq, rope_wavelengths
+
+# --------------------------------------------------------------------------- computations
+
+
+def key_peaking_at(q: np.ndarray, distance: float, base: float = 10000.0) -> np.ndarray:
+    """A key whose RoPE score with ``q`` is largest at distance m − n = ``distance`` (computation).
+
+    k = R_Θ(distance)·q. Per pair, q̃·conj(k̃) = |q̃_i|²·e^{−i·distance·θ_i}, so
+    score(m, n) = Σ_i |q̃_i|² cos((m − n − distance)·θ_i), which reaches its maximum |q|² exactly at
+    m − n = distance (every cosine is 1 there). Barbero et al. 2024 (arXiv 2410.06205) use this kind of
+    construction to show that RoPE does not force scores to decay with distance.
+
+    ``q``: (D,) interleaved. Returns (D,) float64.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    theta = rope_inv_freq(q.shape[-1], base)  # (D/2,)
+    zq = q[0::2] + 1j * q[1::2]  # (D/2,) complex
+    zk = zq * np.exp(1j * distance * theta)  # (D/2,)
+    k = np.empty_like(q)  # (D,)
+    k[0::2], k[1::2] = zk.real, zk.imag
+    return k
+
+
+def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 10000.0) -> np.ndarray:
+    """score(m, n) as a function of the distance m − n alone (computation).
+
+    score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] (RoFormer arXiv 2104.09864 §3.4.2, written with complex
+    numbers; reference-formulas.md). ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,).
+    Returns (T,) or (N, T).
+    """
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    theta = rope_inv_freq(q.shape[-1], base)  # (D/2,)
+    h = (q[..., 0::2] + 1j * q[..., 1::2]) * np.conj(k[..., 0::2] + 1j * k[..., 1::2])  # (..., D/2)
+    phase = np.exp(1j * np.outer(theta, np.asarray(distances, dtype=np.float64)))  # (D/2, T)
+    return (h @ phase).real  # (..., T)
+
+
+def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndarray:
+    """The distance factor of RoFormer's long-term-decay bound: (1/(D/2))·Σ_{j=1}^{D/2} |S_j| (computation).
+
+    S_j = Σ_{k=0}^{j−1} e^{i(m−n)θ_k}. Abel summation gives |score| ≤ (max_i |h_{i+1} − h_i|)·Σ_j |S_j|
+    (RoFormer arXiv 2104.09864 §3.4.3; the paper plots this average in its Figure 2). It bounds the *magnitude*
+    of the score; it says nothing about the score's sign or its expectation. Returns (T,).
+    """
+    theta = rope_inv_freq(dim, base)  # (D/2,)
+    phase = np.exp(1j * np.outer(theta, np.asarray(distances, dtype=np.float64)))  # (D/2, T)
+    partial = np.cumsum(phase, axis=0)  # (D/2, T): S_1 .. S_{D/2}
+    return np.abs(partial).mean(axis=0)  # (T,)
+
+
+def random_score_stats(distances, dim: int, base: float = 10000.0, *, n_samples: int = 128, seed: int = 0):
+    """Mean and standard deviation of score/(|q||k|) over independent standard-normal q, k (computation).
+
+    For independent q, k with zero mean, E[q̃_i·conj(k̃_i)] = 0, so the expected score is 0 at every
+    distance. Returns (mean (T,), std (T,)) over ``n_samples`` seeded draws.
+    """
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_samples, dim))  # (N, D)
+    k = rng.standard_normal((n_samples, dim))  # (N, D)
+    norms = np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1)  # (N,)
+    s = pair_score_curve(q, k, distances, base) / norms[:, None]  # (N, T)
+    return s.mean(axis=0), s.std(axis=0)
+
+
+@functools.lru_cache(maxsize=1)
+def cjk_font() -> str | None:
+    """The family name of an installed font that has Chinese glyphs (e.g. Noto Sans CJK), or None."""
+    from matplotlib import font_manager, ft2font
+
+    for entry in font_manager.fontManager.ttflist:
+        if "last resort" in entry.name.lower():  # draws a placeholder box for every character
+            continue
+        try:
+            if ft2font.FT2Font(entry.fname).get_char_index(ord("猫")):
+                return entry.name
+        except (OSError, RuntimeError):
+            continue
+    return None
+
+
+def token_labels(tokens, translations) -> list[str]:
+    """Axis labels for Chinese tokens: "我 (I)" if a CJK font is installed, else the pinyin "wǒ (I)".
+
+    ``translations``: a list of (pinyin, English) pairs, one per token. Without a CJK font matplotlib would
+    draw empty boxes and warn "Glyph … missing" on stderr, so the fallback uses pinyin (DejaVu Sans has the
+    tone marks).
+    """
+    tokens, translations = list(tokens), list(translations)
+    if len(tokens) != len(translations):
+        raise ValueError(f"need one (pinyin, English) pair per token: {len(tokens)} tokens, {len(translations)} pairs")
+    if cjk_font() is not None:
+        return [f"{t}\n({en})" for t, (_, en) in zip(tokens, translations, strict=True)]
+    return [f"{py}\n({en})" for py, en in translations]
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _rot2(v: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def plot_rotation_2d(q, k, m: int, n: int, theta: float, ax=None):
+    """One rotary pair as arrows: q rotated by m·θ, k rotated by n·θ, and their dot product in the title.
+
+    Faint arrows are q and k before rotation (position 0). The title shows q_m·k_n and m − n: moving m and n
+    together leaves both unchanged, because only the angle between the arrows, (m − n)·θ plus the angle
+    between q and k, enters the dot product.
+    """
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    ax = new_axes(ax, figsize=(4.6, 4.0))
+    qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
+    r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
+    for v, color, style, name in (
+        (q, "tab:blue", 0.25, "q (position 0)"),
+        (k, "tab:orange", 0.25, "k (position 0)"),
+        (qm, "tab:blue", 1.0, f"q rotated by m·θ = {m * theta:.2f} rad"),
+        (kn, "tab:orange", 1.0, f"k rotated by n·θ = {n * theta:.2f} rad"),
+    ):
+        ax.annotate("", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": color, "alpha": style, "lw": 2})
+        ax.plot([], [], color=color, alpha=style, lw=2, label=name)
+    circle = np.linspace(0, 2 * np.pi, 121)
+    ax.plot(np.linalg.norm(q) * np.cos(circle), np.linalg.norm(q) * np.sin(circle), color="tab:blue", lw=0.5, alpha=0.3)
+    ax.plot(
+        np.linalg.norm(k) * np.cos(circle), np.linalg.norm(k) * np.sin(circle), color="tab:orange", lw=0.5, alpha=0.3
+    )
+    ax.set_xlim(-r, r)
+    ax.set_ylim(-r, r)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    ax.legend(loc="lower left", fontsize=7, frameon=False)
+    return label(
+        ax,
+        xlabel="dimension 2i (first of the pair)",
+        ylabel="dimension 2i+1",
+        title=f"m={m}, n={n}, m−n={m - n}:  q_m·k_n = {qm @ kn:+.3f}",
+    )
+
+
+def plot_rotation_matrix(r: np.ndarray, ax=None, *, title: str = "R_Θ(m)"):
+    """Heatmap of a rotation matrix (e.g. :func:`helpers.rope.rotation_matrix`), with values −1 … 1.
+
+    The block-diagonal structure of RoPE shows as 2×2 blocks on the diagonal and zeros elsewhere.
+    """
+    r = np.asarray(r, dtype=float)
+    ax = new_axes(ax, figsize=(4.4, 3.6))
+    im = ax.imshow(r, cmap="RdBu_r", vmin=-1, vmax=1)
+    ax.figure.colorbar(im, ax=ax, label="entry value")
+    ticks = np.arange(r.shape[0])
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
+    return label(ax, xlabel="column (input dimension)", ylabel="row (output dimension)", title=title)
+
+
+def plot_score_grid(scores: np.ndarray, ax=None, *, title: str = "score(m, n) = q_m·k_n"):
+    """Heatmap of attention scores over query position m (rows) and key position n (columns).
+
+    Under RoPE with the same content vectors at every position, the picture is constant along every diagonal
+    m − n = const (a Toeplitz matrix).
+    """
+    scores = np.asarray(scores, dtype=float)
+    ax = new_axes(ax, figsize=(4.6, 3.8))
+    lim = np.abs(scores).max()
+    im = ax.imshow(scores, cmap="RdBu_r", vmin=-lim, vmax=lim, origin="upper")
+    ax.figure.colorbar(im, ax=ax, label="score")
+    return label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=title)
+
+
+def plot_wavelengths(
+    dim: int, base: float, ax=None, *, reference_base: float | None = 10000.0, context: int | None = None
+):
+    """Wavelength λ_i = 2π/θ_i (positions per full turn) of every rotary pair, on a log scale.
+
+    Pair 0 always turns 1 rad per position (λ = 2π ≈ 6.3); the slowest pair has λ = 2π·base^((D−2)/D). A larger
+    base widens the range. ``reference_base`` draws a second, dashed curve for comparison; ``context`` draws a
+    horizontal line at a context length (pairs above it never complete a turn inside that context).
+    """
+    ax = new_axes(ax)
+    i = np.arange(dim // 2)
+    lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
+    ax.semilogy(i, lam, marker=".", ms=3, lw=1.5, color="tab:blue", label=f"base {base:,.0f}")
+    if reference_base is not None and reference_base != base:
+        ref = rope_wavelengths(rope_inv_freq(dim, reference_base))
+        ax.semilogy(i, ref, ls="--", lw=1.2, color="0.5", label=f"base {reference_base:,.0f}")
+    if context is not None:
+        ax.axhline(context, color="tab:red", lw=0.8, ls=":", label=f"context {context:,} positions")
+    ax.axhline(2 * np.pi, color="0.7", lw=0.8)
+    ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    return label(
+        ax,
+        xlabel="pair index i",
+        ylabel="wavelength λ_i (positions)",
+        title=f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions",
+    )
+
+
+def plot_long_range_decay(
+    dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128, axes=None
+):
+    """What RoPE's "long-range decay" is and is not, on two panels sharing the distance axis.
+
+    Top: RoFormer's bound factor (1/(D/2))·Σ_j |S_j|, which decays on average, with bumps.
+    Bottom: actual normalised scores score/(|q||k|) against distance m − n for
+    (a) q = k = all ones (decays, with bumps: the picture behind the claim),
+    (b) q = all ones, k = :func:`key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
+    (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
+    """
+    if axes is None:
+        _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
+    top, bottom = axes
+    d = np.arange(max_distance + 1)  # (T,)
+    top.plot(d, roformer_bound_factor(d, dim, base), color="tab:purple", lw=1)
+    label(
+        top,
+        xlabel="",
+        ylabel="RoFormer bound factor",
+        title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
+    )
+    ones = np.ones(dim)
+    bottom.plot(d, pair_score_curve(ones, ones, d, base) / dim, lw=1, color="tab:blue", label="q = k (all ones)")
+    peaked = pair_score_curve(ones, key_peaking_at(ones, peak, base), d, base) / dim
+    bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
+    mean, std = random_score_stats(d, dim, base, n_samples=n_samples)
+    bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0, label="random q, k: ±1 std")
+    bottom.plot(d, mean, color="tab:orange", lw=1, label=f"random q, k: mean of {n_samples}")
+    bottom.axvline(peak, color="tab:green", lw=0.6, ls=":")
+    bottom.set_ylim(-1.05, 1.05)
+    bottom.legend(fontsize=7, frameon=False, ncol=2, loc="lower right")
+    label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
+    return axes
+
+
+def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str = "attention weights"):
+    """Heatmap of a (T_q, T_k) attention-weight matrix, each cell annotated with its weight (rows sum to 1)."""
+    w = np.asarray(weights, dtype=float)
+    ax = new_axes(ax, figsize=(4.4, 3.6))
+    im = ax.imshow(w, cmap="Blues", vmin=0, vmax=1)
+    ax.figure.colorbar(im, ax=ax, label="weight")
+    for (r, c), v in np.ndenumerate(w):
+        ax.text(c, r, f"{v:.2f}", ha="center", va="center", color="white" if v > 0.6 else "black", fontsize=9)
+    font = {"family": cjk_font()} if cjk_font() else {}
+    ax.set_xticks(range(w.shape[1]), labels, fontsize=8, **font)
+    ax.set_yticks(range(w.shape[0]), labels, fontsize=8, **font)
+    return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)
+
+
+def plot_layout_pairs(dim: int = 8, ax=None):
+    """Which dimensions form a rotary pair in each memory layout: one row per layout, colour = pair index.
+
+    Interleaved: pair i = (2i, 2i+1). Half-split: pair i = (i, i + D/2).
+    """
+    ax = new_axes(ax, figsize=(6.0, 1.9))
+    half = dim // 2
+    rows = np.stack([np.arange(dim) // 2, np.arange(dim) % half])  # (2, D): pair index of each dimension
+    ax.imshow(rows, cmap="tab10" if half <= 10 else "viridis", vmin=0, vmax=max(9, half - 1), aspect="auto")
+    for (r, c), p in np.ndenumerate(rows):
+        ax.text(c, r, f"d{c}\np{p}", ha="center", va="center", fontsize=7, color="white")
+    ax.set_yticks([0, 1], ["interleaved", "half-split"])
+    ax.set_xticks(range(dim))
+    return label(
+        ax, xlabel="dimension index within a head", ylabel="", title="same colour = same rotary pair (p = pair index)"
+    )
+
+
+def plot_layout_mismatch(positions, vector_error, distances, score_error, axes=None):
+    """The silent layout bug: errors when a checkpoint's layout and the code's layout disagree.
+
+    Left: relative error of a rotated query ‖wrong − right‖/‖right‖ against its position (0 at position 0).
+    Right: error of the attention score against the distance m − n (0 on the diagonal m = n).
+    """
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(6.4, 3.0), layout="constrained")
+    left, right = axes
+    left.plot(positions, vector_error, marker=".", ms=3, lw=1, color="tab:red")
+    label(left, xlabel="position m (tokens)", ylabel="relative error of R_m q", title="rotated query")
+    right.plot(distances, score_error, marker=".", ms=3, lw=1, color="tab:red")
+    label(right, xlabel="distance m − n (positions)", ylabel="|score error| / (|q||k|)", title="attention score")
+    for a in axes:
+        a.axhline(0, color="0.8", lw=0.8)
+    return axes
+
+
+def plot_angle_precision(positions, errors: dict, ax=None, *, title: str = "angle error against float64"):
+    """Log-log plot of angle errors against position: one line per label in ``errors`` ({label: (T,) radians})."""
+    ax = new_axes(ax)
+    positions = np.asarray(positions, dtype=float)
+    for (name, err), marker in zip(errors.items(), "osd^v", strict=False):
+        ax.loglog(positions, np.maximum(np.asarray(err, dtype=float), 1e-12), marker=marker, ms=4, lw=1.2, label=name)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.legend(fontsize=8, frameon=False)
+    return label(ax, xlabel="position m (tokens)", ylabel="angle error (rad)", title=title)

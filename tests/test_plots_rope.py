@@ -1,0 +1,250 @@
+"""Notebook 04's figures and panels: what they draw, and the computations behind them."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import math
+import warnings
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from helpers import rope as R
+from helpers.plots import rope as P
+from helpers.widgets import rope as WR
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _labels_present(ax):
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+
+
+def _explicit_score(q, k, m, n, base=10000.0):
+    """<R_Θ(m) q, R_Θ(n) k> with the explicit block-diagonal matrices (an O(D²) independent route)."""
+    d = len(q)
+    return (R.rotation_matrix(m, d, base) @ q) @ (R.rotation_matrix(n, d, base) @ k)
+
+
+# ---- computations against independent ones ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+def test_pair_score_curve_matches_explicit_rotation(base):
+    rng = np.random.default_rng(0)
+    for d in (2, 8, 32):
+        q, k = rng.standard_normal(d), rng.standard_normal(d)
+        pairs = [(0, 0), (5, 2), (2, 5), (1000, 3), (77, 1234)]
+        got = P.pair_score_curve(q, k, [m - n for m, n in pairs], base)
+        want = [_explicit_score(q, k, m, n, base) for m, n in pairs]
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_pair_score_curve_batched_rows_match_single_rows():
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))
+    d = np.arange(0, 50, 7)
+    batched = P.pair_score_curve(q, k, d)
+    assert batched.shape == (5, d.size)
+    for i in range(5):
+        np.testing.assert_allclose(batched[i], P.pair_score_curve(q[i], k[i], d), atol=1e-12)
+
+
+@pytest.mark.parametrize("distance", [0, 7, 300])
+def test_key_peaking_at_is_a_rotation_of_q_and_peaks_there(distance):
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal(64)
+    k = P.key_peaking_at(q, distance)
+    np.testing.assert_allclose(k, R.rotation_matrix(distance, 64) @ q, atol=1e-12)
+    # brute force over distances with explicit matrices: maximum |q|² exactly at m − n = distance
+    dists = np.arange(0, 400)
+    scores = np.array([_explicit_score(q, k, int(dd) + 5, 5) for dd in dists])
+    assert dists[np.argmax(scores)] == distance
+    np.testing.assert_allclose(scores.max(), q @ q, rtol=1e-12)
+
+
+def test_roformer_bound_factor_matches_a_loop_and_bounds_the_score():
+    d, base = 16, 10000.0
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    for dist in (0, 1, 10, 333):
+        partial, total = 0j, 0.0
+        for t in theta:  # S_j = Σ_{k<j} e^{i·dist·θ_k}, j = 1 .. D/2
+            partial += complex(math.cos(dist * t), math.sin(dist * t))
+            total += abs(partial)
+        np.testing.assert_allclose(P.roformer_bound_factor([dist], d, base), [total / (d // 2)], rtol=1e-12)
+    # at distance 0, |S_j| = j, so the average is (D/2 + 1)/2
+    assert P.roformer_bound_factor([0], 128)[0] == pytest.approx(32.5)
+    # Abel summation: |score| <= max_i |h_{i+1} − h_i| · Σ_j |S_j|  (h_{D/2} = 0), for random q, k
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q, k = rng.standard_normal(d), rng.standard_normal(d)
+        h = np.append((q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2]), 0)
+        dist = int(rng.integers(0, 2000))
+        bound = np.abs(np.diff(h)).max() * P.roformer_bound_factor([dist], d, base)[0] * (d // 2)
+        assert abs(P.pair_score_curve(q, k, [dist], base)[0]) <= bound + 1e-9
+
+
+def test_random_score_stats_mean_zero_and_std_one_over_sqrt_d():
+    d = 64
+    mean, std = P.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
+    assert np.all(np.abs(mean) < 4 * std / math.sqrt(4000))
+    np.testing.assert_allclose(std, 1 / math.sqrt(d), rtol=0.05)
+    again = P.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
+    np.testing.assert_array_equal(again[0], mean)  # seeded: the notebook prints it
+
+
+def test_token_labels_fallback_and_length_check(monkeypatch):
+    monkeypatch.setattr(P, "cjk_font", lambda: None)
+    labels = P.token_labels(["我", "猫"], [("wǒ", "I"), ("māo", "cat")])
+    assert labels == ["wǒ\n(I)", "māo\n(cat)"]
+    monkeypatch.setattr(P, "cjk_font", lambda: "Some CJK")
+    assert P.token_labels(["我"], [("wǒ", "I")]) == ["我\n(I)"]
+    with pytest.raises(ValueError, match="one \\(pinyin, English\\) pair per token"):
+        P.token_labels(["我", "猫"], [("wǒ", "I")])
+
+
+def test_cjk_font_is_none_or_has_the_glyph():
+    name = P.cjk_font()
+    assert name is None or isinstance(name, str)
+
+
+# ---- figures ---------------------------------------------------------------------------------------------------
+
+
+def test_plot_rotation_2d_title_shows_the_live_score_and_arrows_move():
+    q, k = np.array([1.0, 0.3]), np.array([0.6, 0.8])
+    ax = P.plot_rotation_2d(q, k, 2, 0, 0.5)
+    _labels_present(ax)
+    assert len(ax.patches) + len([c for c in ax.texts if c.arrow_patch is not None]) >= 4
+    # the title's score is the rotated dot product; moving m and n together keeps it
+    s = (R.rotation_matrix(2, 2, inv_freq=[0.5]) @ q) @ (R.rotation_matrix(0, 2, inv_freq=[0.5]) @ k)
+    assert f"{s:+.3f}" in ax.get_title()
+    ax2 = P.plot_rotation_2d(q, k, 7, 5, 0.5)
+    assert ax.get_title().split(":")[-1] == ax2.get_title().split(":")[-1]
+    tips = [t.xy for t in ax.texts]
+    tips2 = [t.xy for t in ax2.texts]
+    assert not np.allclose(tips[2], tips2[2])  # the rotated q moved
+
+
+def test_plot_rotation_matrix_and_score_grid_draw_images():
+    r = R.rotation_matrix(3, 8)
+    ax = P.plot_rotation_matrix(r)
+    _labels_present(ax)
+    np.testing.assert_array_equal(ax.images[0].get_array(), r)
+    s = np.arange(16.0).reshape(4, 4)
+    ax = P.plot_score_grid(s)
+    _labels_present(ax)
+    np.testing.assert_array_equal(ax.images[0].get_array(), s)
+
+
+def test_plot_wavelengths_reflects_dim_base_and_reference():
+    ax = P.plot_wavelengths(16, 500000.0, context=8192)
+    _labels_present(ax)
+    main, ref = ax.lines[0], ax.lines[1]
+    np.testing.assert_allclose(main.get_ydata(), R.rope_wavelengths(R.rope_inv_freq(16, 500000.0)))
+    np.testing.assert_allclose(ref.get_ydata(), R.rope_wavelengths(R.rope_inv_freq(16, 10000.0)))
+    assert any("8,192" in t.get_text() for t in ax.get_legend().get_texts())
+    ax = P.plot_wavelengths(16, 10000.0)  # same base as the reference: no dashed copy
+    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--"]) == 0
+
+
+def test_plot_long_range_decay_curves():
+    top, bottom = P.plot_long_range_decay(32, 10000.0, 120, max_distance=400, n_samples=16)
+    assert top.get_ylabel() and top.get_title() and bottom.get_xlabel() and bottom.get_ylabel()
+    np.testing.assert_allclose(top.lines[0].get_ydata(), P.roformer_bound_factor(np.arange(401), 32))
+    peaked = [ln for ln in bottom.lines if "peak" in ln.get_label()][0]
+    assert np.argmax(peaked.get_ydata()) == 120
+    assert len(bottom.collections) == 1  # the ±1 std band
+
+
+def test_plot_attention_weights_labels_and_no_glyph_warnings():
+    w = np.array([[0.2, 0.8], [0.5, 0.5]])
+    labels = P.token_labels(["我", "猫"], [("wǒ", "I"), ("māo", "cat")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a "Glyph … missing" warning would fail here
+        ax = P.plot_attention_weights(w, labels)
+        ax.figure.canvas.draw()
+    _labels_present(ax)
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+    assert [t.get_text() for t in ax.texts] == ["0.20", "0.80", "0.50", "0.50"]
+
+
+def test_plot_layout_pairs_colours_pairs():
+    ax = P.plot_layout_pairs(8)
+    assert ax.get_xlabel() and ax.get_title()
+    rows = ax.images[0].get_array()
+    np.testing.assert_array_equal(rows[0], [0, 0, 1, 1, 2, 2, 3, 3])
+    np.testing.assert_array_equal(rows[1], [0, 1, 2, 3, 0, 1, 2, 3])
+
+
+def test_plot_layout_mismatch_and_precision():
+    left, right = P.plot_layout_mismatch(np.arange(5), np.arange(5.0), np.arange(5), np.ones(5))
+    _labels_present(left)
+    _labels_present(right)
+    np.testing.assert_array_equal(left.lines[0].get_ydata(), np.arange(5.0))
+    ax = P.plot_angle_precision([1e4, 1e5], {"a": [1e-4, 1e-3], "b": [0.0, 2.0]}, title="t")
+    _labels_present(ax)
+    assert len(ax.lines) == 2 and ax.get_yscale() == "log"
+    assert ax.lines[1].get_ydata()[0] > 0  # zeros are clipped so the log axis can show them
+
+
+# ---- panels ----------------------------------------------------------------------------------------------------
+
+
+def test_draw_rotation_reflects_every_slider():
+    base = WR.draw_rotation(2, 0, 0.5)
+    for kwargs in ({"m": 3, "n": 0, "theta": 0.5}, {"m": 2, "n": 1, "theta": 0.5}, {"m": 2, "n": 0, "theta": 0.9}):
+        other = WR.draw_rotation(**kwargs)
+        assert other.get_title() != base.get_title()
+
+
+def test_draw_wavelengths_reflects_dim_and_base():
+    a = WR.draw_wavelengths(128, 500000.0).lines[0].get_ydata()
+    assert len(WR.draw_wavelengths(64, 500000.0).lines[0].get_ydata()) == 32
+    assert not np.allclose(WR.draw_wavelengths(128, 1e6).lines[0].get_ydata(), a)
+
+
+def test_draw_decay_reflects_dim_base_and_peak():
+    def data(**kw):
+        top, bottom = WR.draw_decay(**kw)
+        return top.lines[0].get_ydata(), [ln for ln in bottom.lines if "peak" in ln.get_label()][0].get_ydata()
+
+    b0, p0 = data(dim=64, base=10000.0, peak=300)
+    b1, _ = data(dim=32, base=10000.0, peak=300)
+    b2, _ = data(dim=64, base=1e6, peak=300)
+    _, p3 = data(dim=64, base=10000.0, peak=500)
+    assert not np.allclose(b0, b1) and not np.allclose(b0, b2)
+    assert np.argmax(p0) == 300 and np.argmax(p3) == 500
+
+
+def _controls(box):
+    out = []
+    for child in box.children:
+        if isinstance(child, W.HBox):
+            out.extend(child.children)
+    return {c.description: c for c in out}
+
+
+def test_panels_build_with_documented_ranges():
+    rot = _controls(WR.rotation_panel())
+    assert (rot["query position m (tokens)"].min, rot["query position m (tokens)"].max) == (0, 12)
+    assert (rot["key position n (tokens)"].min, rot["key position n (tokens)"].max) == (0, 12)
+    assert (rot["θ (rad per position)"].min, rot["θ (rad per position)"].max) == (0.05, 1.5)
+
+    wav = _controls(WR.wavelength_panel())
+    d, b = wav["head dim D (dimensions)"], wav["base (log scale)"]
+    assert (d.min, d.max, d.step, d.value) == (8, 256, 8, 128)
+    assert (b.min, b.max, b.value) == (2, 7, 500000.0)
+
+    dec = _controls(WR.decay_panel())
+    assert (dec["peak of chosen k (positions)"].min, dec["peak of chosen k (positions)"].max) == (0, 1000)
+    assert all(not c.continuous_update for c in dec.values())  # heavy: redraw on release
+    for panel in (WR.rotation_panel(), WR.wavelength_panel(), WR.decay_panel()):
+        assert isinstance(panel.children[-1], W.Output)
