@@ -40,7 +40,8 @@ def waves_panel() -> W.VBox:
         "base": log_slider("base", d["base"], 1, 6, 0.1),
         "dim_a": int_slider("dimension a (index)", d["dim_a"], 0, d["d_model"] - 1),
         "dim_b": int_slider("dimension b (index)", d["dim_b"], 0, d["d_model"] - 1),
-        "n_positions": int_slider("positions shown (tokens)", d["n_positions"], 20, 2000, 20),
+        # Long ranges draw up to 2000-point waves (~0.1 s with the PNG): redraw when the slider is released.
+        "n_positions": int_slider("positions shown (tokens)", d["n_positions"], 20, 2000, 20, heavy=True),
     }
 
     def _limit_dims(change):
