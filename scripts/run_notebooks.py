@@ -42,7 +42,7 @@ def run(path: Path, timeout: int = 600) -> float:
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
+        store_widget_state=True,
     )
     t0 = time.perf_counter()
     client.execute()
