@@ -74,16 +74,19 @@ def test_plot_waves_draws_the_table_columns():
     table = sinusoidal_table(50, 16, 100.0)
     np.testing.assert_allclose(lines[1].get_ydata(), table[:, 0])
     np.testing.assert_allclose(lines[3].get_ydata(), table[:, 5])
-    assert len(ax.get_legend().get_texts()) == 2
-    assert "pair 2" in ax.get_legend().get_texts()[1].get_text()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(legend) == 2
+    assert legend[0] == "dim 0 = sin, pair 0 (λ ≈ 6.28)"  # λ_0 = 2π for every base
+    assert legend[1] == f"dim 5 = cos, pair 2 (λ ≈ {2 * np.pi * 100.0 ** (4 / 16):.3g})"
     with pytest.raises(ValueError, match="dims"):
         psn.plot_waves(d_model=8, dims=(8,))
 
 
 def test_plot_waves_skips_dots_for_long_ranges():
-    ax = psn.plot_waves(d_model=8, dims=(1,), n_positions=1000)
-    assert len(ax.get_lines()) == 1
+    ax = psn.plot_waves(d_model=8, dims=(1, 7), n_positions=1000)
+    assert len(ax.get_lines()) == 2
     assert ax.get_lines()[0].get_xdata()[-1] == pytest.approx(999)
+    assert ax.get_legend().get_texts()[1].get_text().endswith("(λ ≈ 6,283)")  # 2π·10000^(6/8), long form
 
 
 def test_plot_pe_heatmap_shows_the_table():
@@ -99,7 +102,9 @@ def test_plot_frequencies_two_log_panels_one_line_per_base():
     for ax in axes:
         _labelled(ax)
         assert ax.get_yscale() == "log"
+        assert ax.get_legend() is not None
     assert len(ax_w.get_lines()) == 2
+    assert ax_l.get_lines()[-1].get_ydata()[0] == pytest.approx(2 * np.pi)  # the 2π reference line
     np.testing.assert_allclose(ax_w.get_lines()[1].get_ydata(), sinusoidal_frequencies(64))
     np.testing.assert_allclose(ax_l.get_lines()[0].get_ydata(), 2 * np.pi / sinusoidal_frequencies(64, 100.0))
 
@@ -117,14 +122,18 @@ def test_plot_clocks_hands_point_at_pos_times_omega():
     ax = psn.plot_clocks(position=37, d_model=6, base=100.0)
     assert ax.get_title()
     lines = ax.get_lines()
-    assert len(lines) == 3 * 3  # circle, trail, hand per pair
+    assert len(lines) == 4 * 3  # circle, zero tick, trail, hand per pair
+    hands = {line.get_gid(): line for line in lines if line.get_gid()}
+    assert set(hands) == {"hand0", "hand1", "hand2"}
     omega = sinusoidal_frequencies(6, 100.0)
     for i in range(3):
-        hand = lines[3 * i + 2]
-        x, y = hand.get_xdata(), hand.get_ydata()
+        x, y = hands[f"hand{i}"].get_xdata(), hands[f"hand{i}"].get_ydata()
         assert x[1] - x[0] == pytest.approx(np.cos(37 * omega[i]))
         assert y[1] - y[0] == pytest.approx(np.sin(37 * omega[i]))
-    assert len(ax.texts) == 3 and "λ=" in ax.texts[0].get_text()
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == 3 and texts[0] == f"pair 0\nλ = 6.28\n{37 / (2 * np.pi):.2f} turns"
+    slow = psn.plot_clocks(position=3, d_model=8, base=1e4)  # the slowest hand has made 3·0.001/2π turns
+    assert slow.texts[3].get_text().endswith("0.00048 turns")
 
 
 def test_plot_distance_profile_marks_the_closest_pair():

@@ -20,8 +20,8 @@ _CIRCLE = np.exp(1j * np.linspace(0.0, 2.0 * np.pi, 61))  # (61,) unit circle, d
 def sign_changes(table: np.ndarray) -> np.ndarray:
     """How often each column of ``table`` (T, d) changes sign between consecutive rows. Returns (d,) ints.
 
-    A zero counts as its own sign (sin at position 0 is exactly 0; the next row is then counted as a change only
-    if it is negative), so a column that starts at 0 and stays positive has no change.
+    An exact zero is treated as positive (sin at position 0 is exactly 0: the step to the next row counts as a
+    change only if that row is negative), so a column that starts at 0 and stays positive has no change.
     """
     table = np.asarray(table, dtype=np.float64)  # (T, d)
     signs = np.sign(table)  # (T, d)
@@ -37,11 +37,16 @@ def nearest_row_distance(rows: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(sq.min(axis=1), 0.0))  # (N,)
 
 
+def _fmt_wavelength(wavelength: float) -> str:
+    """3 significant digits for short wavelengths (6.28, 112), whole positions with separators for long ones."""
+    return f"{wavelength:.3g}" if wavelength < 1000 else f"{wavelength:,.0f}"
+
+
 def _column_name(j: int, d_model: int, base: float) -> str:
-    """'dim 3 = cos, pair 1 (λ ≈ 628 positions)' for the interleaved layout."""
+    """'dim 3 = cos, pair 1 (λ ≈ 628)' for the interleaved layout (λ in positions)."""
     i = j // 2
     wavelength = 2.0 * np.pi * base ** (2 * i / d_model)
-    return f"dim {j} = {'sin' if j % 2 == 0 else 'cos'}, pair {i} (λ ≈ {wavelength:,.0f})"
+    return f"dim {j} = {'sin' if j % 2 == 0 else 'cos'}, pair {i} (λ ≈ {_fmt_wavelength(wavelength)})"
 
 
 def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positions: int = 100, ax=None):
@@ -49,6 +54,7 @@ def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positio
 
     Dots mark the integer positions a model actually uses; the thin line is the same formula between them.
     The legend gives each column's pair index and wavelength λ_i = 2π·base^(2i/d_model) in positions.
+    ``dims`` must lie in 0..d_model−1 (ValueError otherwise).
     """
     ax = new_axes(ax)
     dims = [int(j) for j in dims]
@@ -67,7 +73,7 @@ def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positio
     return label(
         ax,
         xlabel="position pos (tokens)",
-        ylabel="PE[pos, dim]",
+        ylabel="PE[pos, dim] (no unit)",
         title=f"PE columns (d_model = {d_model}, base = {base:g})",
     )
 
@@ -102,10 +108,18 @@ def plot_frequencies(d_model: int = 512, bases=(10000.0,), axes=None):
         pairs = np.arange(len(omega))
         ax_w.semilogy(pairs, omega, label=f"base {base:g}")
         ax_l.semilogy(pairs, 2.0 * np.pi / omega, label=f"base {base:g}")
-    ax_l.axhline(2.0 * np.pi, color="grey", lw=0.6, ls=":")
+    ax_l.axhline(2.0 * np.pi, color="grey", lw=0.8, ls=":", label="2π (pair 0, any base)")
     ax_w.legend(fontsize=7)
-    label(ax_w, xlabel="pair index i (dims 2i, 2i+1)", ylabel="ω_i (rad / position)", title="frequency per pair")
-    label(ax_l, xlabel="pair index i (dims 2i, 2i+1)", ylabel="wavelength λ_i (positions)", title="wavelength per pair")
+    ax_l.legend(fontsize=7, loc="upper left")
+    label(
+        ax_w, xlabel="pair index i (dims 2i, 2i+1)", ylabel=r"$\omega_i$ (rad / position)", title="frequency per pair"
+    )
+    label(
+        ax_l,
+        xlabel="pair index i (dims 2i, 2i+1)",
+        ylabel=r"wavelength $\lambda_i$ (positions)",
+        title="wavelength per pair",
+    )
     return axes
 
 
@@ -120,11 +134,11 @@ def plot_sign_changes(d_model: int = 512, n_positions: int = 2048, base: float =
     omega = np.repeat(sinusoidal_frequencies(d_model, base), 2)  # (d,) the frequency of each column
     expected = np.minimum((n_positions - 1) * omega / np.pi, n_positions - 1)  # (d,)
     ax.plot(np.arange(d_model), counts, ".", ms=3, label="measured (count in the table)")
-    ax.plot(np.arange(d_model), expected, lw=0.8, color="k", label="(n − 1)·ω_i / π")
+    ax.plot(np.arange(d_model), expected, lw=0.8, color="k", label=r"wave prediction $(n-1)\,\omega_i/\pi$")
     ax.legend(fontsize=8)
     return label(
         ax,
-        xlabel="dimension j",
+        xlabel="dimension j (index; pair i = j // 2)",
         ylabel=f"sign changes in {n_positions} positions",
         title=f"How often each column changes sign (d_model = {d_model})",
     )
@@ -133,9 +147,10 @@ def plot_sign_changes(d_model: int = 512, n_positions: int = 2048, base: float =
 def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, trail: int = 60, ax=None):
     """One dial per pair i, its hand at angle pos·ω_i (counter-clockwise from 3 o'clock).
 
-    The hand's tip is (cos pos·ω_i, sin pos·ω_i) = (PE[pos, 2i+1], PE[pos, 2i]). Dots mark the last ``trail``
-    positions, so a slow pair shows how small an arc it has covered. Under each dial: the pair's wavelength and
-    how many full turns its hand has made.
+    The hand's tip is (cos pos·ω_i, sin pos·ω_i) = (PE[pos, 2i+1], PE[pos, 2i]). A short grey tick at 3 o'clock
+    marks angle 0 (every hand's start at position 0). Dots mark the last ``trail`` positions, so a slow pair shows
+    how small an arc it has covered. Under each dial: the pair's wavelength and how many full turns its hand has
+    made. The hands carry gids ``hand0``, ``hand1``, … (tests find them by gid).
     """
     if ax is None:
         ax = new_axes(ax, figsize=(6.4, 2.2))
@@ -144,12 +159,21 @@ def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, 
     for i, w in enumerate(omega):
         cx = 2.6 * i
         ax.plot(cx + _CIRCLE.real, _CIRCLE.imag, color="0.6", lw=0.8)
+        ax.plot([cx + 1.0, cx + 1.18], [0.0, 0.0], color="0.45", lw=1.2)  # angle 0: where every hand starts
         trail_pts = np.exp(1j * past * w)  # (P,)
         ax.plot(cx + 0.85 * trail_pts.real, 0.85 * trail_pts.imag, ".", ms=2, color="tab:orange")
         tip = np.exp(1j * position * w)
-        ax.plot([cx, cx + tip.real], [0.0, tip.imag], color="tab:blue", lw=2.2, solid_capstyle="round")
+        ax.plot([cx, cx + tip.real], [0.0, tip.imag], color="tab:blue", lw=2.2, solid_capstyle="round", gid=f"hand{i}")
         turns = position * w / (2.0 * np.pi)
-        ax.text(cx, -1.35, f"pair {i}\nλ={2 * np.pi / w:,.0f}\n{turns:.2f} turns", ha="center", va="top", fontsize=7)
+        turns_txt = f"{turns:.2f}" if turns >= 0.1 or turns == 0 else f"{turns:.2g}"  # 0.016, 0.0016
+        ax.text(
+            cx,
+            -1.35,
+            f"pair {i}\nλ = {_fmt_wavelength(2 * np.pi / w)}\n{turns_txt} turns",
+            ha="center",
+            va="top",
+            fontsize=8,
+        )
     ax.set_xlim(-1.3, 2.6 * (len(omega) - 1) + 1.3)
     ax.set_ylim(-2.6, 1.3)
     ax.set_aspect("equal")
@@ -159,7 +183,7 @@ def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, 
         spine.set_visible(False)
     return label(
         ax,
-        xlabel="one dial per pair i: hand at angle pos·ω_i (rad)",
+        xlabel=r"one dial per pair i: hand at angle $pos\cdot\omega_i$ (rad), counter-clockwise from 3 o'clock",
         ylabel="",
         title=f"position pos = {position} (d_model = {d_model}, base = {base:g})",
     )
@@ -199,7 +223,7 @@ def plot_position_matrix(matrix: np.ndarray, ax=None, *, title: str = "", cbar_l
     lim = float(np.abs(matrix).max()) or 1.0
     im = ax.imshow(matrix, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, label=cbar_label, shrink=0.85)
-    label(ax, xlabel="key position n", ylabel="query position m")
+    label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)")
     ax.set_title(title, fontsize=9)
     return ax
 
