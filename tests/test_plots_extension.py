@@ -239,3 +239,22 @@ def test_every_control_changes_the_figure(draw, changes):
 
 def _linewidths(fig) -> list[float]:
     return [line.get_linewidth() for ax in fig.axes for line in ax.get_lines()]
+
+
+def test_still_out_of_range_against_interval_check():
+    """Independent check with explicit angle intervals: trained [0, L·θ] (or the whole circle), needed [0, L′·θ′]."""
+    dim, base, length, target = 64, 1e4, 512, 2048
+    theta = rope.rope_inv_freq(dim, base)
+    for name, (inv, _) in P.extension_methods(dim, base, 4.0, length).items():
+        expected = []
+        for t, t_new in zip(theta, inv, strict=True):
+            full_circle = length * t >= 2 * np.pi
+            expected.append(not full_circle and target * t_new > length * t * (1 + 1e-12))
+        np.testing.assert_array_equal(P.still_out_of_range(theta, inv, length, target), expected, err_msg=name)
+    assert not P.still_out_of_range(theta, theta / 4, length, target).any()  # PI: nothing new
+    assert (
+        P.still_out_of_range(theta, theta, length, target).sum()
+        == P.out_of_range_pairs(dim, base, length, target).sum()
+    )
+    with pytest.raises(ValueError, match="same shape"):
+        P.still_out_of_range(theta, theta[:-1], length, target)

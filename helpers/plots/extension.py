@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib.ticker import NullLocator
 
 from helpers import scaling
 from helpers._checks import check_dim, check_int, check_positive
@@ -32,6 +33,11 @@ METHOD_STYLE: dict[str, dict] = {
     "YaRN (paper ramp)": {"color": "tab:olive", "ls": "--"},
     "Llama 3.1": {"color": "tab:purple", "ls": "-."},
 }
+
+
+def _no_minor_ticks(axis) -> None:
+    """Log axes draw dozens of unlabelled minor ticks; dropping them halves the redraw time of a slider panel."""
+    axis.set_minor_locator(NullLocator())
 
 
 def _style(name: str) -> dict:
@@ -81,6 +87,23 @@ def out_of_range_pairs(dim: int, base: float, train_len: int, target_len: int) -
     train_len = check_int("train_len", train_len, minimum=1)
     target_len = check_int("target_len", target_len, minimum=1)
     return (train_len * theta < TWO_PI) & (target_len > train_len)  # (D/2,)
+
+
+def still_out_of_range(inv_freq, scaled_inv_freq, train_len: int, target_len: int) -> np.ndarray:
+    """Boolean (D/2,): pairs that, with the scaled frequencies θ′, still meet angles unseen in training at L′.
+
+    Pair i saw [0, L·θ_i] in training (the whole circle if L·θ_i ≥ 2π). At L′ with θ′ it needs [0, L′·θ′_i]; it
+    meets new angles iff L·θ_i < 2π and L′·θ′_i > L·θ_i (up to a 1e-12 relative rounding margin).
+    PI (θ′ = θ·L/L′) gives none; NTK-aware leaves the slow pairs but the last partly out of range.
+    Used by notebook 05 (sections 3 and 9).
+    """
+    theta = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
+    scaled = np.asarray(scaled_inv_freq, dtype=np.float64)  # (D/2,)
+    if theta.shape != scaled.shape:
+        raise ValueError(f"inv_freq and scaled_inv_freq must have the same shape, got {theta.shape} and {scaled.shape}")
+    train_len = check_int("train_len", train_len, minimum=1)
+    target_len = check_int("target_len", target_len, minimum=1)
+    return (train_len * theta < TWO_PI) & (target_len * scaled > train_len * theta * (1 + 1e-12))  # (D/2,)
 
 
 def rope_score_curve(inv_freq, distances, attention_factor: float = 1.0) -> np.ndarray:
@@ -137,6 +160,7 @@ def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 204
     if bad.any():
         ax.axvspan(i[bad][0] - 0.5, i[bad][-1] + 0.5, color="tab:red", alpha=0.12, label="new angles at L′")
     ax.legend(fontsize=7, loc="lower left")
+    _no_minor_ticks(ax.yaxis)
     return _label(
         ax,
         xlabel="pair index i (0 = fastest)",
@@ -159,6 +183,7 @@ def plot_step_angles(dim: int = 128, base: float = 10000.0, factor: float = 4.0,
     ax.semilogy(i, np.degrees(theta), color="black", label="original θ_i")
     ax.semilogy(i, np.degrees(pi), color=_style("PI")["color"], label=f"PI θ_i/s (s = {factor:g})")
     ax.legend(fontsize=8)
+    _no_minor_ticks(ax.yaxis)
     return _label(
         ax,
         xlabel="pair index i",
@@ -390,6 +415,7 @@ def plot_score_vs_distance(
             ax.semilogx(dist, y, color=st["color"], ls=st["ls"], lw=lw, alpha=alpha, label=name)
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=7, ncol=2)
+    _no_minor_ticks(ax.xaxis)
     return _label(
         ax,
         xlabel="relative distance Δ (tokens)",
