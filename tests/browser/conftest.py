@@ -1,0 +1,111 @@
+"""Fixtures for the real-browser tests: one JupyterLab server and one headless Chromium per test session.
+
+Environment variables:
+
+* ``PE_CHROMIUM``            Chromium executable (default ``/usr/bin/chromium``, Debian's ``chromium`` package).
+* ``PE_REQUIRE_BROWSER=1``   fail instead of skip when Chromium or playwright is missing (set by .ci/run).
+* ``PE_BROWSER_NOTEBOOKS_DIR``  test the notebooks of another folder (default notebooks/).
+* ``PE_BROWSER_RUN_TIMEOUT``   seconds allowed for one notebook's Run All (default 600).
+* ``PE_BROWSER_UPDATE_DOCS=1`` also write docs/browser-report.md/.json and docs/img/<notebook>.png
+  (what ``python scripts/screenshots.py`` does). Otherwise report and screenshots go to
+  tests/browser/_artifacts/ (git-ignored) only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from browser_config import ARTIFACTS, CHROMIUM, NB_DIR, REQUIRE_BROWSER, ROOT, UPDATE_DOCS
+
+HOW_TO_ENABLE = (
+    "real-browser tests need Debian's Chromium and the playwright package: "
+    "`sudo apt-get install chromium` and `pip install -r requirements-dev.txt` (playwright==1.65.2). "
+    "Do NOT run `playwright install`: the tests use the system Chromium (set PE_CHROMIUM to use another)."
+)
+
+_skip_reasons: list[str] = []
+
+
+def browser_unavailable() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    missing = []
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package is not installed")
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
+        missing.append(f"{CHROMIUM} not found")
+    return "; ".join(missing) or None
+
+
+def _skip_or_fail() -> None:
+    why = browser_unavailable()
+    if why is None:
+        return
+    msg = f"{why}. {HOW_TO_ENABLE}"
+    if REQUIRE_BROWSER:
+        pytest.fail(f"PE_REQUIRE_BROWSER=1 but {msg}", pytrace=False)
+    if msg not in _skip_reasons:
+        _skip_reasons.append(msg)
+    pytest.skip(msg)
+
+
+def pytest_terminal_summary(terminalreporter):
+    for msg in _skip_reasons:
+        terminalreporter.write_line(f"NOTE: real-browser tests skipped: {msg}", yellow=True)
+
+
+@pytest.fixture(scope="session")
+def browser_report():
+    """Collects per-notebook figures; written at the end of the session (see nb_report.py)."""
+    from nb_report import Report
+
+    rep = Report(started=time.perf_counter())
+    yield rep
+    rep.finish()
+    ARTIFACTS.mkdir(exist_ok=True)
+    rep.write(ARTIFACTS)
+    if UPDATE_DOCS and rep.notebooks:
+        rep.write_docs(ROOT / "docs")
+
+
+@pytest.fixture(scope="session")
+def lab(browser_report):
+    """The project's own JupyterLab on 127.0.0.1, fresh token and settings; stopped by PID at the end."""
+    _skip_or_fail()
+    from lab_server import LabServer, pid_alive
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    server = LabServer(NB_DIR.parent, log_dir=ARTIFACTS)
+    try:
+        server.start()
+        browser_report.server_start_s = server.startup_s
+        yield server
+    finally:
+        pid = server.proc.pid if server.proc else None
+        server.stop()  # raises if the server or one of its kernels is still alive
+        assert pid is None or not pid_alive(pid), f"JupyterLab PID {pid} still running after stop()"
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless Debian Chromium driven by playwright (no browser download)."""
+    _skip_or_fail()
+    from nb_driver import BROWSER_ARGS
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    browser = None
+    try:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
+        yield browser
+    finally:
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                browser.close()
+        pw.stop()

@@ -1,0 +1,457 @@
+"""Drive one notebook in JupyterLab through Playwright (sync API) and measure it in the page.
+
+Everything that reads the page lives in ``PAGE_JS`` (installed with ``add_init_script``): the cell
+census (prompts, error outputs, images), the control census (sliders, dropdowns, toggle buttons,
+checkboxes, buttons, radio buttons, select lists) and the latency probe. The probe stamps ``t0`` with a
+capture-phase listener on the first user event after it is armed (keydown, pointerdown, input, change)
+and ``t1`` with a MutationObserver when an ``<img>`` whose ``src`` was not on the page before appears
+(identical PNG bytes give an identical data URL, so "new src" means "the image data differs"), then
+``t1p`` at the next animation frame (the new figure is on screen). Latency = ``t1p - t0``, in page time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+PAGE_JS = r"""
+(() => {
+  if (window.__pe) return;
+  const Q = (root, sel) => Array.from(root.querySelectorAll(sel));
+  const pe = {};
+  window.__pe = pe;
+  pe.cells = () => Q(document, '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell');
+  pe.status = () => (document.querySelector('#jp-main-statusbar') || {}).textContent || '';
+  pe.idle = () => /\| Idle/.test(pe.status());
+  const isLoaded = (img) => img.complete && img.naturalWidth > 0;
+
+  pe.census = () => pe.cells().map((c, i) => {
+    const code = c.classList.contains('jp-CodeCell');
+    const prompt = code ? ((c.querySelector('.jp-InputArea-prompt') || {}).textContent || '').trim() : '';
+    const outs = Q(c, '.jp-OutputArea-output');
+    const stderr = Q(c, '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+      .map(o => o.textContent.slice(0, 1500));
+    const imgs = Q(c, '.jp-OutputArea-output img');
+    const wimgs = Q(c, '.jupyter-widgets img');
+    const text = c.querySelector('.jp-Cell-outputWrapper') ? c.querySelector('.jp-Cell-outputWrapper').textContent : '';
+    return {
+      i, code, prompt, stderr,
+      nOut: outs.length,
+      nImg: imgs.filter(isLoaded).length, nBroken: imgs.filter(im => !isLoaded(im)).length,
+      nWidgetViews: Q(c, '.jp-OutputArea-output > .jupyter-widgets').length,
+      nWidgetImg: wimgs.filter(isLoaded).length,
+      widgetError: /Error displaying widget|Error rendering output|Loading widget\.\.\./.test(text),
+    };
+  });
+
+  pe.runState = () => {
+    const cs = pe.census().filter(c => c.code);
+    return {
+      idle: pe.idle(), status: pe.status().slice(0, 120),
+      nStar: cs.filter(c => c.prompt.includes('[*]')).length,
+      nNum: cs.filter(c => /^\[\d+\]:?$/.test(c.prompt)).length,
+      nCode: cs.length,
+      nErr: cs.filter(c => c.stderr.length).length,
+      prompts: cs.map(c => c.prompt),
+    };
+  };
+
+  // ------------------------------------------------------------------ controls
+  const label = (el) => {
+    const l = el.querySelector(':scope > .widget-label, :scope > label');
+    let t = l ? l.textContent.trim().replace(/\u200b/g, '') : '';
+    if (!t) { const s = el.querySelector('span[title]'); t = s ? s.textContent.trim() : ''; }
+    return t;
+  };
+  // exact value of a noUiSlider handle (aria-value* attributes are rounded for display)
+  const sliderValue = (h) => {
+    const t = h.closest('.noUi-target');
+    if (!t || !t.noUiSlider) return Number(h.getAttribute('aria-valuenow'));
+    const v = t.noUiSlider.get(true);
+    return Number(Array.isArray(v) ? v[Number(h.getAttribute('data-handle') || 0)] : v);
+  };
+  pe.controls = () => {
+    let k = 0;
+    const out = [];
+    const seen = new Set();
+    const add = (cellIdx, el, kind, info) => {
+      el.setAttribute('data-pe-ctl', String(k));
+      out.push(Object.assign({id: k, cell: cellIdx, kind, disabled: false}, info));
+      seen.add(el); k += 1;
+    };
+    pe.cells().forEach((c, ci) => {
+      Q(c, '.jupyter-widgets.widget-slider').forEach((w) => {
+        const target = w.querySelector('.noUi-target');
+        const handles = Q(w, '.noUi-handle');
+        const o = target && target.noUiSlider ? target.noUiSlider.options : null;
+        handles.forEach((h, hi) => {
+          add(ci, h, 'slider', {
+            label: label(w) + (handles.length > 1 ? (hi ? ' (upper)' : ' (lower)') : ''),
+            min: o ? Number(o.range.min) : Number(h.getAttribute('aria-valuemin')),
+            max: o ? Number(o.range.max) : Number(h.getAttribute('aria-valuemax')),
+            value: sliderValue(h),
+            step: o && typeof o.step === 'number' ? o.step : null,
+            vertical: w.classList.contains('widget-vslider'),
+            disabled: w.querySelector('[disabled]') !== null || h.hasAttribute('disabled'),
+            readout: (w.querySelector('.widget-readout') || {}).textContent || null,
+          });
+          seen.add(h);
+        });
+        Q(w, '.widget-readout').forEach(r => seen.add(r));
+      });
+      Q(c, '.jupyter-widgets.widget-dropdown select, .jupyter-widgets.widget-select select').forEach((s) => {
+        add(ci, s, 'dropdown', {label: label(s.closest('.jupyter-widgets')), disabled: s.disabled,
+          options: Array.from(s.options).map(o => ({value: o.value, text: o.textContent})), value: s.value});
+      });
+      Q(c, '.widget-toggle-buttons').forEach((t) => {
+        const bs = Q(t, 'button');
+        bs.forEach(b => seen.add(b));
+        add(ci, t, 'toggle-buttons', {label: label(t), disabled: bs.some(b => b.disabled),
+          options: bs.map(b => b.textContent.trim()), value: bs.findIndex(b => b.classList.contains('mod-active'))});
+      });
+      Q(c, '.jupyter-widgets.widget-checkbox input[type=checkbox]').forEach((x) => {
+        add(ci, x, 'checkbox', {label: label(x.closest('.jupyter-widgets')), disabled: x.disabled, value: x.checked});
+      });
+      Q(c, '.widget-radio-box').forEach((r) => {
+        const xs = Q(r, 'input[type=radio]');
+        xs.forEach(x => seen.add(x));
+        add(ci, r, 'radio', {label: label(r.closest('.jupyter-widgets') || r), disabled: xs.some(x => x.disabled),
+          options: xs.map(x => x.closest('label') ? x.closest('label').textContent.trim() : x.value),
+          value: xs.findIndex(x => x.checked)});
+      });
+      Q(c, '.jupyter-widgets button').forEach((b) => {
+        if (seen.has(b)) return;
+        const toggle = b.classList.contains('widget-toggle-button');
+        add(ci, b, toggle ? 'toggle-button' : 'button', {label: b.textContent.trim() || b.title, disabled: b.disabled,
+          value: b.classList.contains('mod-active')});
+      });
+      // Anything interactive we do not know how to drive is reported, never silently skipped.
+      Q(c, '.jupyter-widgets input, .jupyter-widgets select, .jupyter-widgets textarea, .jupyter-widgets [contenteditable=true]')
+        .forEach((e) => {
+          if (seen.has(e) || e.closest('[data-pe-ctl]')) return;
+          if (e.classList.contains('widget-readout')) return;
+          add(ci, e, 'unsupported', {label: (e.closest('.jupyter-widgets') || e).className + ' ' + e.tagName});
+        });
+    });
+    return out;
+  };
+  pe.ctl = (id) => document.querySelector(`[data-pe-ctl="${id}"]`);
+  pe.readControl = (id) => {
+    const e = pe.ctl(id);
+    if (!e) return null;
+    if (e.classList.contains('noUi-handle')) {
+      const w = e.closest('.widget-slider');
+      return {value: sliderValue(e), readout: (w.querySelector('.widget-readout') || {}).textContent};
+    }
+    if (e.tagName === 'SELECT') return {value: e.value, readout: e.selectedOptions.length ? e.selectedOptions[0].textContent : ''};
+    if (e.classList.contains('widget-toggle-buttons')) {
+      const bs = Q(e, 'button');
+      const act = bs.filter(b => b.classList.contains('mod-active'));
+      return {value: bs.indexOf(act[0]), nActive: act.length, readout: act.map(b => b.textContent.trim()).join('|')};
+    }
+    if (e.classList.contains('widget-radio-box')) {
+      const xs = Q(e, 'input[type=radio]');
+      return {value: xs.findIndex(x => x.checked), readout: ''};
+    }
+    if (e.type === 'checkbox') return {value: e.checked, readout: String(e.checked)};
+    if (e.tagName === 'BUTTON') return {value: e.classList.contains('mod-active'), readout: ''};
+    return {value: null, readout: ''};
+  };
+
+  // ------------------------------------------------------------------ latency probe
+  const srcs = (root) => Q(root, 'img').map(i => i.getAttribute('src') || '');
+  pe.probe = null;
+  const stamp = (ev) => { const p = pe.probe; if (p && p.t0 === null) { p.t0 = performance.now(); p.ev = ev.type; } };
+  ['keydown', 'pointerdown', 'mousedown', 'input', 'change'].forEach(t => document.addEventListener(t, stamp, true));
+  pe.arm = () => {
+    if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect();
+    const root = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+    const base = new Set(srcs(root));
+    const p = {t0: null, t1: null, t1p: null, ev: null, lastMut: performance.now(), nNew: 0, newCell: null};
+    p.obs = new MutationObserver(() => {
+      p.lastMut = performance.now();
+      if (p.t1 !== null) return;
+      const fresh = Q(root, 'img').filter(i => !base.has(i.getAttribute('src') || ''));
+      if (fresh.length) {
+        p.t1 = performance.now(); p.nNew = fresh.length;
+        const cell = fresh[0].closest('.jp-Cell');
+        p.newCell = pe.cells().indexOf(cell);
+        requestAnimationFrame(() => { p.t1p = performance.now(); });
+      }
+    });
+    p.obs.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
+    pe.probe = p;
+  };
+  pe.probeState = () => {
+    const p = pe.probe;
+    return p ? {t0: p.t0, t1: p.t1, t1p: p.t1p, ev: p.ev, nNew: p.nNew, newCell: p.newCell,
+                quietMs: performance.now() - p.lastMut, idle: pe.idle()} : null;
+  };
+  pe.disarm = () => { if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect(); pe.probe = null; };
+})();
+"""
+
+#: The notebook panel on screen (JupyterLab keeps other tabs' panels in the DOM, hidden).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+#: Actions per control (each one must change the figure; their latencies give the median and worst).
+STEPS_PER_CONTROL = 3
+
+
+@dataclass
+class ControlResult:
+    cell: int
+    kind: str
+    label: str
+    actions: list[str] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def median_ms(self) -> float:
+        xs = sorted(self.latencies_ms)
+        if not xs:
+            return math.nan
+        n = len(xs)
+        return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+    @property
+    def worst_ms(self) -> float:
+        return max(self.latencies_ms) if self.latencies_ms else math.nan
+
+
+def _num(text: str | None) -> float | None:
+    if text is None:
+        return None
+    m = re.search(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text.replace("\u2212", "-"))
+    return float(m.group(0)) if m else None
+
+
+def readout_matches(readout: str | None, value: float) -> bool:
+    """Does a slider's readout show ``value`` (linear slider) or ``base**value`` (log slider)?"""
+    shown = _num(readout)
+    if shown is None:
+        return False
+    digits = readout.strip().split("e")[0].split("E")[0]
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    candidates = [value] + ([10**value, 2**value, math.e**value] if abs(value) < 300 else [])
+    for v in candidates:
+        if abs(shown - v) <= max(0.51 * 10**-decimals, 0.006 * abs(v)):
+            return True
+    return False
+
+
+class NotebookDriver:
+    def __init__(self, page, lab, nb_path: str, *, timeout_s: float = 600) -> None:
+        self.page = page
+        self.lab = lab
+        self.nb_path = nb_path
+        self.timeout_ms = timeout_s * 1000
+
+    # ---------------------------------------------------------------- steps
+    def open(self) -> float:
+        """Open the notebook; return seconds until it is rendered and its kernel is Idle."""
+        t0 = time.perf_counter()
+        # A workspace of its own: nothing restored from the notebook tested before (same server).
+        ws = "pe-" + re.sub(r"[^A-Za-z0-9_-]", "-", self.nb_path)
+        self.page.goto(self.lab.url(f"lab/workspaces/{ws}/tree/{self.nb_path}") + "&reset")
+        self.page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=120_000)
+        self.page.wait_for_function("() => window.__pe && window.__pe.idle()", timeout=120_000)
+        return time.perf_counter() - t0
+
+    def menu(self, top: str, item: str) -> None:
+        self.page.click(f".lm-MenuBar-itemLabel:text-is('{top}')")
+        self.page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+    def clear_outputs(self) -> None:
+        """Show hidden inputs (their prompts tell whether they ran) and clear the stored outputs and counts,
+        so that every prompt and image checked afterwards comes from this browser run."""
+        self.menu("View", "Expand All Code")
+        self.menu("Edit", "Clear Outputs of All Cells")
+        self.page.wait_for_function(
+            "() => { const s = __pe.runState(); return s.nNum === 0 && s.nStar === 0 && "
+            "document.querySelectorAll('.jp-Notebook img').length === 0; }",
+            timeout=30_000,
+        )
+
+    def run_all(self) -> tuple[float, dict]:
+        """Run All from the menu; wait until every code cell has a number (or a non-tagged error stopped
+        the run) and the kernel is Idle. Return (seconds, final run state)."""
+        t0 = time.perf_counter()
+        self.menu("Run", "Run All Cells")
+        self.page.wait_for_function(
+            "() => { const s = __pe.runState(); return s.idle && s.nStar === 0 && "
+            "(s.nNum === s.nCode || s.nErr > 0); }",
+            timeout=self.timeout_ms,
+            polling=100,
+        )
+        elapsed = time.perf_counter() - t0
+        # Widgets and images render asynchronously after the last reply: give them a moment.
+        self.page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('.jp-Notebook img')).every(i => i.complete)", timeout=60_000
+        )
+        self.page.wait_for_timeout(300)
+        return elapsed, self.page.evaluate("__pe.runState()")
+
+    def census(self) -> list[dict]:
+        return self.page.evaluate("__pe.census()")
+
+    def controls(self) -> list[dict]:
+        return self.page.evaluate("__pe.controls()")
+
+    # ---------------------------------------------------------------- one action, timed
+    def _timed(self, action, timeout_ms: float = 15_000) -> tuple[float | None, dict]:
+        self.page.evaluate("__pe.arm()")
+        action()
+        try:
+            self.page.wait_for_function("() => __pe.probe.t1p !== null", timeout=timeout_ms, polling="raf")
+        except Exception:
+            st = self.page.evaluate("__pe.probeState()")
+            self.page.evaluate("__pe.disarm()")
+            return None, st
+        # settle: kernel idle and no DOM change in the notebook for 150 ms
+        self.page.wait_for_function(
+            "() => { const s = __pe.probeState(); return s.idle && s.quietMs > 150; }", timeout=timeout_ms, polling=50
+        )
+        st = self.page.evaluate("__pe.probeState()")
+        self.page.evaluate("__pe.disarm()")
+        if st["t0"] is None:
+            return None, st
+        return st["t1p"] - st["t0"], st
+
+    def exercise(self, ctl: dict, steps: int = STEPS_PER_CONTROL) -> ControlResult:
+        """Move one control ``steps`` times; each move must give a new figure and show the new value."""
+        res = ControlResult(cell=ctl["cell"], kind=ctl["kind"], label=ctl["label"] or f"<unlabelled {ctl['kind']}>")
+        if ctl["kind"] == "unsupported":
+            res.problems.append(f"control the test cannot drive: {ctl['label']}")
+            return res
+        if ctl.get("disabled"):
+            res.problems.append("control is disabled")
+            return res
+        loc = self.page.locator(f"[data-pe-ctl='{ctl['id']}']")
+        plan = self._plan(ctl, steps)
+        if not plan:
+            res.problems.append(f"nothing to move: {ctl}")
+        for desc, action, expect in plan:
+            before = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
+            lat, st = self._timed(lambda action=action: action(loc))
+            after = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
+            res.actions.append(desc)
+            if lat is None:
+                why = "no event reached the page" if st and st.get("t0") is None else "no new figure within 15 s"
+                res.problems.append(
+                    f"{desc}: {why} (value {before and before.get('readout')!r} -> {after and after.get('readout')!r})"
+                )
+                break
+            res.latencies_ms.append(round(lat, 1))
+            bad = expect(before, after)
+            if bad:
+                res.problems.append(f"{desc}: {bad}")
+                break
+        return res
+
+    def _plan(self, ctl: dict, steps: int):
+        kind = ctl["kind"]
+        if kind == "slider":
+            lo, hi, v, step = ctl["min"], ctl["max"], ctl["value"], ctl["step"] or 0
+            n_steps = round((hi - lo) / step) if step else 100
+            big = n_steps >= 50  # fine sliders: PageUp/PageDown move 5 steps
+            up, down = (
+                ("PageUp", "PageDown")
+                if big
+                else (("ArrowUp", "ArrowDown") if ctl["vertical"] else ("ArrowRight", "ArrowLeft"))
+            )
+            per = (5 if big else 1) * (step or (hi - lo) / 100)
+            room_up = round((hi - v) / per) if per else 0
+            room_down = round((v - lo) / per) if per else 0
+            keys = [up] * steps if room_up >= steps else ([down] * steps if room_down >= steps else [])
+            if not keys:  # short slider: go up as far as possible, then down
+                keys = ([up] * room_up + [down] * steps)[:steps]
+
+            def press(key):
+                def act(loc):
+                    loc.focus()
+                    self.page.keyboard.press(key)
+
+                return act
+
+            def expect_moved(key):
+                def check(before, after):
+                    if after["value"] == before["value"]:
+                        return f"slider value did not move ({before['value']})"
+                    if after["readout"] == before["readout"]:
+                        return f"readout still shows {before['readout']!r} after moving to {after['value']}"
+                    if not readout_matches(after["readout"], after["value"]):
+                        return f"readout {after['readout']!r} does not show the new value {after['value']}"
+                    if (after["value"] > before["value"]) != (key in ("PageUp", "ArrowRight", "ArrowUp")):
+                        return f"value moved the wrong way: {before['value']} -> {after['value']}"
+                    return None
+
+                return check
+
+            return [(f"key {k}", press(k), expect_moved(k)) for k in keys]
+        if kind == "dropdown":
+            others = [o for o in ctl["options"] if o["value"] != ctl["value"]]
+            seq = (others + [next(o for o in ctl["options"] if o["value"] == ctl["value"])])[:steps] if others else []
+
+            def select(opt):
+                return lambda loc: loc.select_option(opt["value"])
+
+            def expect_sel(opt):
+                return lambda b, a: (
+                    None
+                    if a["value"] == opt["value"] and a["readout"].strip() == opt["text"].strip()
+                    else (f"dropdown shows {a['readout']!r}, expected {opt['text']!r}")
+                )
+
+            return [(f"select {o['text']!r}", select(o), expect_sel(o)) for o in seq]
+        if kind in ("toggle-buttons", "radio"):
+            n = len(ctl["options"])
+            order = [(ctl["value"] + j) % n for j in range(1, n + 1)][:steps] if n > 1 else []
+            sel = "button" if kind == "toggle-buttons" else "input[type=radio]"
+
+            def click(j):
+                return lambda loc: loc.locator(sel).nth(j).click()
+
+            def expect_active(j):
+                def check(b, a):
+                    if a["value"] != j:
+                        return f"option {ctl['options'][j]!r} not shown as selected (index {a['value']})"
+                    if kind == "toggle-buttons" and a.get("nActive") != 1:
+                        return f"{a.get('nActive')} buttons shown active"
+                    return None
+
+                return check
+
+            return [(f"choose {ctl['options'][j]!r}", click(j), expect_active(j)) for j in order]
+        if kind in ("checkbox", "toggle-button"):
+
+            def flip(loc):
+                loc.click()
+
+            def expect_flip(b, a):
+                return None if a["value"] != b["value"] else f"still shows {a['value']} after a click"
+
+            return [
+                (
+                    f"click (was {bool((ctl['value'] + j) % 2) if isinstance(ctl['value'], bool) else '?'})",
+                    flip,
+                    expect_flip,
+                )
+                for j in range(min(steps, 2))
+            ]
+        if kind == "button":
+            return [("click", lambda loc: loc.click(), lambda b, a: None) for _ in range(min(steps, 2))]
+        return []

@@ -1,0 +1,154 @@
+"""The measured figures of a browser run: JSON (merged across runs by notebook) and a Markdown table."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GOAL_MEDIAN_MS = 150
+GOAL_WORST_MS = 400
+
+
+def _load() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+@dataclass
+class Report:
+    started: float
+    notebooks: dict[str, dict] = field(default_factory=dict)
+    server_start_s: float = math.nan
+    browser_version: str = ""
+    load_start: list[float] = field(default_factory=_load)
+    load_end: list[float] = field(default_factory=list)
+    suite_s: float = math.nan
+
+    def add(self, name: str, entry: dict) -> None:
+        self.notebooks[name] = entry
+
+    def finish(self) -> None:
+        self.suite_s = time.perf_counter() - self.started
+        self.load_end = _load()
+
+    def as_dict(self) -> dict:
+        return {
+            "measured_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": {"cores": os.cpu_count(), "loadavg_start": self.load_start, "loadavg_end": self.load_end},
+            "chromium": self.browser_version,
+            "server_start_s": round(self.server_start_s, 2),
+            "suite_s": round(self.suite_s, 1),
+            "goal_ms": {"median": GOAL_MEDIAN_MS, "worst": GOAL_WORST_MS},
+            "notebooks": self.notebooks,
+        }
+
+    def write(self, out: Path) -> None:
+        data = self.as_dict()
+        (out / "browser-report.json").write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        (out / "browser-report.md").write_text(markdown(data))
+
+    def write_docs(self, docs: Path) -> None:
+        """Merge this run into docs/browser-report.json (a run of some notebooks keeps the others'
+        figures), rewrite docs/browser-report.md and copy the screenshots to docs/img/."""
+        docs.mkdir(exist_ok=True)
+        (docs / "img").mkdir(exist_ok=True)
+        path = docs / "browser-report.json"
+        data = self.as_dict()
+        if path.exists():
+            old = json.loads(path.read_text())
+            merged = {**old.get("notebooks", {}), **data["notebooks"]}
+            data["notebooks"] = {k: merged[k] for k in sorted(merged)}
+        for entry in self.notebooks.values():
+            shot = entry.get("screenshot_file")
+            if shot and Path(shot).exists():
+                dest = docs / "img" / Path(shot).name
+                shutil.copyfile(shot, dest)
+                entry["screenshot"] = f"img/{dest.name}"
+        for entry in data["notebooks"].values():
+            entry.pop("screenshot_file", None)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        (docs / "browser-report.md").write_text(markdown(data))
+
+
+def _ms(x) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
+
+
+def _s(x) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1f}"
+
+
+def markdown(data: dict) -> str:
+    m = data["machine"]
+    lines = [
+        "# Real-browser check of every notebook",
+        "",
+        "Written by `tests/browser/` (regenerate: `python scripts/screenshots.py`). Each notebook is opened in",
+        "the project's own JupyterLab, in headless Chromium; its outputs are cleared, **Run All** is clicked in",
+        "the menu, and every control of every widget panel is moved "
+        "(keyboard for sliders, clicks/selection for the rest).",
+        "Latency = time in the page from the user event (keydown / pointerdown / input) to the first animation",
+        "frame after the new figure's `<img>` arrived (a new PNG: identical bytes would not count).",
+        "",
+        f"Measured {data['measured_at']}, Chromium {data['chromium'] or '?'}, {m['cores']} cores, "
+        f"load average {m['loadavg_start']} at start, {m['loadavg_end']} at end. "
+        f"Server start {data['server_start_s']} s; whole browser suite {data['suite_s']} s.",
+        "",
+        f"Goal: median under {data['goal_ms']['median']} ms for every control, none worse than "
+        f"{data['goal_ms']['worst']} ms (measured, not asserted). **Caveat**: on a shared 2-core machine "
+        "(other jobs running, see the load average) these figures are inflated.",
+        "",
+        "## Per notebook",
+        "",
+        "| notebook | load → kernel idle (s) | Run All → all cells done (s) | controls | moves | "
+        "median of medians (ms) | worst median (ms) | worst move (ms) | test wall time (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, e in data["notebooks"].items():
+        ctls = e.get("controls", [])
+        meds = sorted(c["median_ms"] for c in ctls if c["median_ms"] is not None)
+        mom = meds[len(meds) // 2] if meds else None
+        worst_med = max(meds) if meds else None
+        worst = max((c["worst_ms"] for c in ctls if c["worst_ms"] is not None), default=None)
+        moves = sum(len(c["latencies_ms"]) for c in ctls)
+        lines.append(
+            f"| {name} | {_s(e.get('load_to_idle_s'))} | {_s(e.get('run_all_s'))} | {len(ctls)} | {moves} | "
+            f"{_ms(mom)} | {_ms(worst_med)} | {_ms(worst)} | {_s(e.get('wall_s'))} |"
+        )
+    lines += [
+        "",
+        "## Per control",
+        "",
+        "| notebook | cell | control | kind | moves | median (ms) | worst (ms) | goal met |",
+        "|---|---:|---|---|---:|---:|---:|---|",
+    ]
+    g_med, g_worst = data["goal_ms"]["median"], data["goal_ms"]["worst"]
+    for name, e in data["notebooks"].items():
+        for c in e.get("controls", []):
+            ok = (
+                c["median_ms"] is not None
+                and c["median_ms"] < g_med
+                and c["worst_ms"] is not None
+                and c["worst_ms"] <= g_worst
+            )
+            label = c["label"].replace("|", "\\|")
+            lines.append(
+                f"| {name} | {c['cell']} | {label} | {c['kind']} | {len(c['latencies_ms'])} | "
+                f"{_ms(c['median_ms'])} | {_ms(c['worst_ms'])} | {'yes' if ok else '**no**'} |"
+            )
+    problems = [(n, p) for n, e in data["notebooks"].items() for p in e.get("problems", [])]
+    lines += ["", "## Problems found", ""]
+    lines += [f"- {n}: {p}" for n, p in problems] or ["None."]
+    shots = [(n, e["screenshot"]) for n, e in data["notebooks"].items() if e.get("screenshot")]
+    if shots:
+        lines += ["", "## Screenshots (main interactive figure, default values)", ""]
+        lines += [f"![{n}]({s})" for n, s in shots]
+    return "\n".join(lines) + "\n"

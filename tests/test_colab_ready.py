@@ -1,0 +1,481 @@
+"""Colab readiness: one setup cell everywhere, one URL, and nothing that needs ipywidgets 8 or ipympl.
+
+* Every notebook's first code cell is exactly ``helpers._colab.SETUP_CELL`` (stamped by
+  ``scripts/stamp_setup_cell.py``) and has no output.
+* The cell is silent outside Colab and, with a fake ``google.colab`` module, calls ``%pip install`` with a
+  requirement whose name is this project's distribution name and whose URL is ``REPO_URL``.
+* The repository URL is written in helpers/_colab.py only (README Colab links must agree with it).
+* No notebook or helper uses ipympl / ``%matplotlib widget`` (Colab has no ipympl).
+* ipywidgets 7.7.1 (Colab's version): a real import in a side environment (``pip install --target``
+  of ipywidgets 7.7.1 put first on ``sys.path`` of this interpreter, cached under
+  ``~/.cache/pe-course/``). There, every panel of helpers/widgets that can be built without arguments is
+  built and every control moved (traitlets' "unrecognized arguments" warning, i.e. an 8-only keyword or
+  style key, is turned into an error), and an AST scan checks every ipywidgets name, constructor keyword,
+  style key and attribute assignment in helpers/widgets/*.py and in the notebooks against the classes
+  of 7.7.1. Skips with a message if the install is impossible (offline); ``PE_REQUIRE_IPYWIDGETS7=1``
+  makes that a failure (set in CI).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+IPYWIDGETS7 = "7.7.1"  # what Colab preinstalls (googlecolab/backend-info, 2023-02 .. 2026-08)
+OVERLAY_PKGS = [f"ipywidgets=={IPYWIDGETS7}", "ipython_genutils==0.2.0"]  # 7.x imports ipython_genutils
+RESULT_MARK = "@@probe-result@@"
+WIDGET_MODULES = sorted(p for p in (ROOT / "helpers" / "widgets").glob("*.py") if p.name != "__init__.py")
+
+sys.path.insert(0, str(ROOT))
+from helpers._colab import PACKAGE, REPO_URL, SETUP_CELL, colab_url, github_path  # noqa: E402
+
+
+def code_cells(path: Path) -> list[nbformat.NotebookNode]:
+    return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+# ----------------------------------------------------------------------------- setup cell and URL
+def test_setup_cell_is_built_from_the_one_url():
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+    assert name == PACKAGE, "helpers/_colab.PACKAGE must be pyproject's [project] name"
+    assert f'"{PACKAGE} @ git+{REPO_URL}"' in SETUP_CELL
+    assert SETUP_CELL.splitlines()[0].startswith("# Colab setup: ")
+    assert colab_url("notebooks/04_rope.ipynb") == (
+        f"https://colab.research.google.com/github/{github_path()}/blob/main/notebooks/04_rope.ipynb"
+    )
+
+
+@pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_first_code_cell_is_the_setup_cell(nb_path):
+    cells = code_cells(nb_path)
+    assert cells, f"{nb_path.name} has no code cell"
+    first = cells[0]
+    assert first.source == SETUP_CELL, (
+        f"{nb_path.name}: first code cell differs from helpers/_colab.SETUP_CELL; "
+        "run `python scripts/stamp_setup_cell.py`"
+    )
+    assert first.get("outputs", []) == [], f"{nb_path.name}: the setup cell must print nothing, it has outputs"
+
+
+def _run_setup_cell(in_colab: bool) -> dict:
+    """Run SETUP_CELL in a real IPython shell (subprocess); %pip is replaced by a recorder."""
+    code = f"""
+import io, json, sys, types, contextlib
+from IPython.core.interactiveshell import InteractiveShell
+calls = []
+if {in_colab!r}:
+    sys.modules["google.colab"] = types.ModuleType("google.colab")
+sh = InteractiveShell.instance()
+sh.register_magic_function(lambda line: calls.append(line), "line", "pip")
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    r = sh.run_cell({SETUP_CELL!r}, store_history=True)
+print(json.dumps({{"ok": r.success, "calls": calls, "out": out.getvalue(), "err": err.getvalue(),
+                  "result": repr(r.result)}}))
+"""
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir()
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_setup_cell_does_nothing_outside_colab():
+    r = _run_setup_cell(in_colab=False)
+    assert r == {"ok": True, "calls": [], "out": "", "err": "", "result": "None"}
+
+
+def test_setup_cell_installs_the_package_in_colab():
+    from packaging.requirements import Requirement
+
+    r = _run_setup_cell(in_colab=True)
+    assert r["ok"] and r["err"] == "", r
+    assert len(r["calls"]) == 1, r
+    args = r["calls"][0].split(maxsplit=1)
+    assert args[0] == "install" and "-q" in args[1]
+    req = Requirement(args[1].replace("-q", "", 1).strip().strip('"'))
+    assert req.name == PACKAGE and req.url == f"git+{REPO_URL}", req
+
+
+def test_repository_url_is_written_in_one_place():
+    """The URL literal lives in helpers/_colab.py and in the stamped setup cells, nowhere else."""
+    needle = github_path()
+    offenders = []
+    for p in [*ROOT.glob("helpers/**/*.py"), *ROOT.glob("scripts/*.py"), *ROOT.glob("tests/**/*.py"),
+              *ROOT.glob("docs/**/*.md"), ROOT / "pyproject.toml", *ROOT.glob("requirements*.txt")]:  # fmt: skip
+        if p.is_file() and p.resolve() != (ROOT / "helpers" / "_colab.py") and needle in p.read_text(errors="ignore"):
+            offenders.append(str(p.relative_to(ROOT)))
+    for nb in NOTEBOOKS:
+        if any(needle in c.source for c in code_cells(nb)[1:]) or any(
+            needle in c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type != "code"
+        ):
+            offenders.append(f"{nb.relative_to(ROOT)} (outside its setup cell)")
+    assert not offenders, f"{needle} written outside helpers/_colab.py: {offenders}"
+
+
+def test_readme_colab_links_agree_with_the_url():
+    readme = ROOT / "README.md"
+    text = readme.read_text() if readme.exists() else ""
+    links = set(re.findall(r"https://colab\.research\.google\.com/github/[^\s)\"'>]+", text))
+    if not links:
+        pytest.skip("README.md has no Open-in-Colab links yet (print them: python scripts/stamp_setup_cell.py --links)")
+    expected = {colab_url(nb.relative_to(ROOT).as_posix()) for nb in NOTEBOOKS}
+    assert links <= expected, f"README Colab links not built from helpers/_colab.py: {sorted(links - expected)}"
+    assert expected <= links, f"chapters without an Open-in-Colab link in README: {sorted(expected - links)}"
+
+
+# ----------------------------------------------------------------------------- no ipympl
+def test_no_ipympl_anywhere():
+    pattern = re.compile(r"ipympl|%matplotlib\s+(widget|ipympl|notebook)|enable_custom_widget_manager")
+    hits = []
+    for p in [*ROOT.glob("helpers/**/*.py")]:
+        if pattern.search(p.read_text()):
+            hits.append(str(p.relative_to(ROOT)))
+    for nb in NOTEBOOKS:
+        hits += [f"{nb.name} cell {i}" for i, c in enumerate(code_cells(nb)) if pattern.search(c.source)]
+    assert not hits, f"Colab has no ipympl; use the inline backend: {hits}"
+
+
+# ----------------------------------------------------------------------------- ipywidgets 7.7
+def _overlay_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pe-course"
+    return Path(os.environ.get("PE_IPYWIDGETS7_DIR", base / f"ipywidgets-{IPYWIDGETS7}"))
+
+
+def _ensure_overlay() -> Path:
+    """ipywidgets 7.7.1 installed with --target (once; cached). Skip (or fail in CI) if pip cannot get it."""
+    d = _overlay_dir()
+    if (d / "ipywidgets" / "__init__.py").exists():
+        return d
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=d.name + ".", dir=d.parent))
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+           "--target", str(tmp), *OVERLAY_PKGS]  # fmt: skip
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        p = None
+    if p is None or p.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        msg = (
+            f"cannot install ipywidgets=={IPYWIDGETS7} for the Colab-compatibility check (offline?): "
+            f"{(p.stderr.strip().splitlines() or ['timeout'])[-1] if p else 'timeout'}. "
+            f"To run it: `pip install --no-deps --target {d} {' '.join(OVERLAY_PKGS)}`"
+        )
+        if os.environ.get("PE_REQUIRE_IPYWIDGETS7") == "1":
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    try:
+        tmp.rename(d)
+    except OSError:  # another process won the race
+        shutil.rmtree(tmp, ignore_errors=True)
+    return d
+
+
+def _notebook_sources() -> dict[str, str]:
+    """Code of every notebook cell as plain Python (IPython turns magics into get_ipython() calls)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    tm = TransformerManager()
+    return {
+        f"{nb.name} code cell {i}": tm.transform_cell(c.source)
+        for nb in NOTEBOOKS
+        for i, c in enumerate(code_cells(nb))
+    }
+
+
+def test_widgets_work_with_ipywidgets_7():
+    overlay = _ensure_overlay()
+    sources = {str(p.relative_to(ROOT)): p.read_text() for p in WIDGET_MODULES}
+    sources.update(_notebook_sources())
+    import ipywidgets
+
+    traits_here = sorted(  # this environment's (ipywidgets 8) trait names: the probe flags those 7.7.1 lacks
+        {t for c in vars(ipywidgets).values() if isinstance(c, type) and issubclass(c, ipywidgets.Widget)
+         for t in c.class_trait_names()}
+    )  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(overlay), str(ROOT)]), "MPLBACKEND": "Agg",
+           "PE_TRAITS8": json.dumps(traits_here)}  # fmt: skip
+    p = subprocess.run(
+        [sys.executable, __file__, "--probe-ipywidgets7"],
+        input=json.dumps(sources), capture_output=True, text=True, timeout=300, env=env, cwd=ROOT,
+    )  # fmt: skip
+    assert p.returncode == 0, f"probe crashed:\n{p.stderr[-3000:]}"
+    r = json.loads(p.stdout.rsplit(RESULT_MARK, 1)[1])
+    assert r["version"] == IPYWIDGETS7 and r["file"].startswith(str(overlay)), r
+    assert r["panels"], "no panel was built: is helpers/widgets empty?"
+    problems = r["errors"] + r["ast"]
+    assert not problems, "not compatible with ipywidgets 7.7.1 (Colab):\n- " + "\n- ".join(problems)
+
+
+KERNEL_PRELUDE = """\
+import warnings as _w
+_w.filterwarnings("error", message=".*unrecognized arguments.*")  # 8-only keyword / style key -> error
+"""
+
+KERNEL_MOVE_ALL = """\
+import json as _json, inspect as _inspect
+import ipywidgets as _W
+import matplotlib.backend_bases as _bb
+_ip = get_ipython()
+_errors, _renders = [], [0]
+_show_tb = _ip.showtraceback
+def _record_tb(exc_tuple=None, *a, **k):  # Output widgets show (and swallow) callback errors with this
+    _errors.append(repr(exc_tuple[1]) if exc_tuple else "error")
+    return _show_tb(exc_tuple, *a, **k)
+_ip.showtraceback = _record_tb
+_print_figure = _bb.FigureCanvasBase.print_figure
+def _counting_print_figure(self, *a, **k):
+    _renders[0] += 1
+    return _print_figure(self, *a, **k)
+_bb.FigureCanvasBase.print_figure = _counting_print_figure
+{other_value}
+_report = {{"version": _W.__version__, "moved": 0, "problems": []}}
+for _wid in list(_W.Widget.widgets.values()):
+    if not isinstance(_wid, _W.ValueWidget) or isinstance(_wid, _W.Output) or not _wid._trait_notifiers.get("value"):
+        continue  # only controls something listens to
+    _new = other_value(_W, _wid)
+    if _new is None:
+        _report["problems"].append(f"cannot move {{type(_wid).__name__}} {{_wid.description!r}}")
+        continue
+    _n0, _e0 = _renders[0], len(_errors)
+    try:
+        _wid.value = _new
+    except Exception as _e:
+        _errors.append(repr(_e))
+    _report["moved"] += 1
+    if len(_errors) > _e0:
+        _report["problems"].append(f"moving {{type(_wid).__name__}} {{_wid.description!r}} raised {{_errors[-1]}}")
+    elif _renders[0] == _n0:
+        _report["problems"].append(f"moving {{type(_wid).__name__}} {{_wid.description!r}} drew no figure")
+_ip.showtraceback = _show_tb
+_bb.FigureCanvasBase.print_figure = _print_figure
+print("{mark}" + _json.dumps(_report))
+"""
+
+
+def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
+    """Run a notebook top to bottom in a kernel whose ipywidgets is 7.7.1, then move every control there."""
+    import inspect
+
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(KERNEL_PRELUDE))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(KERNEL_MOVE_ALL.format(other_value=inspect.getsource(other_value), mark=RESULT_MARK))
+    )
+    for c in nb.cells:
+        c.pop("id", None)
+    nb.nbformat_minor = min(nb.nbformat_minor, 4)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(overlay), os.environ.get("PYTHONPATH", "")])}
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(nb_path.parent)}}
+    )
+    try:
+        client.execute(env=env)
+    except CellExecutionError as e:
+        return {"error": re.sub(r"\x1b\[[0-9;]*m", "", str(e))[-2500:]}
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
+    r = json.loads(text.rsplit(RESULT_MARK, 1)[1])
+    r["stderr"] = [
+        (i - 1, o["text"][:400])
+        for i, c in enumerate(nb.cells)
+        for o in c.get("outputs", [])
+        if o.get("name") == "stderr"
+    ]
+    return r
+
+
+@pytest.fixture(scope="module")
+def ipywidgets7_runs() -> dict[str, dict]:
+    """All notebooks under ipywidgets 7.7.1, two kernels at a time (the machine has 2 cores)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    overlay = _ensure_overlay()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {p.stem: pool.submit(_run_with_ipywidgets_7, p, overlay) for p in NOTEBOOKS}
+        return {k: f.result() for k, f in futures.items()}
+
+
+@pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_with_ipywidgets_7(nb_path, ipywidgets7_runs):
+    """Every cell runs under ipywidgets 7.7.1 (8-only keywords raise there), and every control a panel
+    listens to can be moved in that kernel: no error, and each move renders a figure."""
+    r = ipywidgets7_runs[nb_path.stem]
+    assert "error" not in r, f"{nb_path.name} fails with ipywidgets {IPYWIDGETS7}:\n{r.get('error')}"
+    assert r["version"] == IPYWIDGETS7, r
+    assert not r["problems"], f"{nb_path.name} with ipywidgets {IPYWIDGETS7}: {r['problems']}"
+    assert not r["stderr"], f"{nb_path.name} printed to stderr under ipywidgets {IPYWIDGETS7}: {r['stderr']}"
+
+
+# ----------------------------------------------------------------------------- the probe (child process)
+def other_value(W, c):
+    """Another valid value for control ``c`` (ipywidgets module ``W``), or None. Shared with the kernel cell."""
+    if isinstance(c, W.widgets.widget_selection._Selection):
+        opts = list(c._options_values)
+        return next((o for o in opts if o != c.value), c.value)
+    if isinstance(c, W.Checkbox | W.ToggleButton):
+        return not c.value
+    if isinstance(c, W.FloatLogSlider):
+        lo, hi = c.min, c.max
+        e = min(hi, max(lo, (lo + hi) / 2))
+        return c.base**e if abs(c.base**e - c.value) > 1e-12 else c.base**hi
+    if hasattr(c, "min") and hasattr(c, "max"):
+        step = getattr(c, "step", 1) or 1
+        if isinstance(c.value, tuple):  # range slider: move the upper end
+            lo, hi = c.value
+            return (lo, hi + step) if hi + step <= c.max else (lo - step, hi) if lo - step >= c.min else None
+        return c.value + step if c.value + step <= c.max else c.value - step
+    return None
+
+
+def _probe_ipywidgets7(sources: dict[str, str]) -> dict:  # pragma: no cover - runs under ipywidgets 7.7.1
+    import importlib
+    import inspect
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    # traitlets only *warns* about unknown keyword arguments (an 8-only trait, style key, ...): make it fail.
+    warnings.filterwarnings("error", message=".*unrecognized arguments.*")
+    import ipywidgets as W
+    import matplotlib.pyplot as plt
+
+    res = {"version": W.__version__, "file": W.__file__, "panels": [], "errors": [], "ast": [], "skipped": []}
+
+    # --- 1. build every argument-free panel and move each of its controls
+    shows = []
+    plt.show = lambda *a, **k: (shows.append(1), plt.close("all"))
+
+    def controls_of(w):
+        for ch in getattr(w, "children", ()):
+            yield from controls_of(ch)
+        if isinstance(w, W.ValueWidget) and not isinstance(w, W.Output):
+            yield w
+
+    for path in sorted(k for k in sources if k.startswith("helpers/widgets/") and not k.endswith("_common.py")):
+        mod = importlib.import_module(path[:-3].replace("/", "."))
+        for name, fn in inspect.getmembers(mod, inspect.isfunction):
+            if fn.__module__ != mod.__name__ or name.startswith("_") or not name.endswith("panel"):
+                continue
+            required = [p for p in inspect.signature(fn).parameters.values()
+                        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # fmt: skip
+            if required:
+                res["skipped"].append(f"{mod.__name__}.{name} (needs {[p.name for p in required]}; AST-checked)")
+                continue
+            where = f"{mod.__name__}.{name}()"
+            try:
+                panel = fn()
+            except Exception as e:  # noqa: BLE001
+                res["errors"].append(f"{where}: building it raised {type(e).__name__}: {e}")
+                continue
+            ctls = list(controls_of(panel))
+            res["panels"].append({"panel": where, "controls": len(ctls)})
+            for c in ctls:
+                new = other_value(W, c)
+                if new is None:
+                    res["errors"].append(f"{where}: cannot move {type(c).__name__} {c.description!r}")
+                    continue
+                before = len(shows)
+                try:
+                    c.value = new
+                except Exception as e:  # noqa: BLE001
+                    res["errors"].append(f"{where}: moving {c.description!r} raised {type(e).__name__}: {e}")
+                    continue
+                if len(shows) == before:
+                    res["errors"].append(f"{where}: moving {c.description!r} to {new!r} did not redraw")
+            plt.close("all")
+
+    # --- 2. AST scan of widget modules and notebook cells against the 7.7.1 classes
+    widget_classes = {n: getattr(W, n) for n in dir(W) if inspect.isclass(getattr(W, n))}
+    all7 = set()
+    for cls in widget_classes.values():
+        if issubclass(cls, W.Widget):
+            all7 |= set(cls.class_trait_names())
+    eight_only = set(json.loads(os.environ.get("PE_TRAITS8", "[]"))) - all7
+
+    def accepted(cls) -> set[str]:
+        names = set(cls.class_trait_names()) if issubclass(cls, W.Widget) else set()
+        try:
+            names |= set(inspect.signature(cls).parameters)
+        except (TypeError, ValueError):
+            pass
+        return names
+
+    for where, src in sources.items():
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as e:
+            res["ast"].append(f"{where}: cannot parse ({e.msg})")
+            continue
+        aliases = {"ipywidgets"}  # names bound to the ipywidgets module
+        direct = {}  # names imported from it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in ("ipywidgets", "ipywidgets.widgets"):
+                        aliases.add(a.asname or a.name)
+            elif isinstance(node, ast.ImportFrom) and node.module in ("ipywidgets", "ipywidgets.widgets"):
+                for a in node.names:
+                    if a.name == "widgets":
+                        aliases.add(a.asname or "widgets")
+                    elif not hasattr(W, a.name):
+                        res["ast"].append(f"{where}: `from {node.module} import {a.name}`: no such name in 7.7.1")
+                    else:
+                        direct[a.asname or a.name] = a.name
+
+        def resolve(func, aliases=aliases, direct=direct):
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in aliases:
+                return func.attr
+            if isinstance(func, ast.Name) and func.id in direct:
+                return direct[func.id]
+            return None
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                if not hasattr(W, node.attr):
+                    res["ast"].append(f"{where}, line {node.lineno}: ipywidgets.{node.attr} does not exist in 7.7.1")
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr in eight_only:
+                res["ast"].append(f"{where}, line {node.lineno}: `.{node.attr} = ...` is an ipywidgets-8-only trait")
+            if isinstance(node, ast.Call):
+                name = resolve(node.func)
+                cls = widget_classes.get(name) if name else None
+                if cls is None:
+                    continue
+                ok = accepted(cls)
+                for kw in node.keywords:
+                    if kw.arg is None:
+                        continue
+                    if kw.arg not in ok:
+                        res["ast"].append(f"{where}, line {node.lineno}: {name}({kw.arg}=...) is not accepted by 7.7.1")
+                    elif kw.arg == "style" and isinstance(kw.value, ast.Dict) and issubclass(cls, W.Widget):
+                        style_cls = getattr(cls.class_traits()["style"], "klass", None)
+                        if inspect.isclass(style_cls):
+                            for k in kw.value.keys:
+                                if isinstance(k, ast.Constant) and k.value not in style_cls.class_trait_names():
+                                    res["ast"].append(
+                                        f"{where}, line {node.lineno}: {name} style key {k.value!r} is 8-only"
+                                    )
+    return res
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--probe-ipywidgets7"]:
+    print("\n" + RESULT_MARK + json.dumps(_probe_ipywidgets7(json.loads(sys.stdin.read()))))
