@@ -132,6 +132,8 @@ def test_plot_clocks_hands_point_at_pos_times_omega():
         assert y[1] - y[0] == pytest.approx(np.sin(37 * omega[i]))
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == 3 and texts[0] == f"pair 0\nλ = 6.28\n{37 / (2 * np.pi):.2f} turns"
+    many = psn.plot_clocks(position=1000, d_model=16, base=1e6)  # eight dials: long wavelengths in short form
+    assert [t.get_text().splitlines()[1] for t in many.texts][-2:] == ["λ = 1.99e5", "λ = 1.12e6"]
     slow = psn.plot_clocks(position=3, d_model=8, base=1e4)  # the slowest hand has made 3·0.001/2π turns
     assert slow.texts[3].get_text().endswith("0.00048 turns")
 

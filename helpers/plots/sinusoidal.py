@@ -38,8 +38,13 @@ def nearest_row_distance(rows: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def _fmt_wavelength(wavelength: float) -> str:
-    """3 significant digits for short wavelengths (6.28, 112), whole positions with separators for long ones."""
-    return f"{wavelength:.3g}" if wavelength < 1000 else f"{wavelength:,.0f}"
+    """Short and exact enough to read: 6.28, 112, 6,283, 60,611, then 1.99e5 from 100,000 positions on."""
+    if wavelength < 1000:
+        return f"{wavelength:.3g}"
+    if wavelength < 100_000:
+        return f"{wavelength:,.0f}"
+    mantissa, exponent = f"{wavelength:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _column_name(j: int, d_model: int, base: float) -> str:
@@ -172,10 +177,10 @@ def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, 
             f"pair {i}\nλ = {_fmt_wavelength(2 * np.pi / w)}\n{turns_txt} turns",
             ha="center",
             va="top",
-            fontsize=8,
+            fontsize=8 if len(omega) <= 5 else 7,
         )
     ax.set_xlim(-1.3, 2.6 * (len(omega) - 1) + 1.3)
-    ax.set_ylim(-2.6, 1.3)
+    ax.set_ylim(-2.6 if len(omega) <= 5 else -3.1, 1.3)  # room for the three lines of text under each dial
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
