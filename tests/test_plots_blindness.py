@@ -320,4 +320,5 @@ def test_weight_scale_panel_slider_range():
     assert isinstance(slider, W.FloatLogSlider)
     assert (slider.base, slider.min, slider.max) == (10, -3.0, 0.0)
     assert slider.value == pytest.approx(1 / math.sqrt(512))
+    assert slider.continuous_update is False  # heavy: redraw on release
     assert "s" in slider.description and "W = s·randn" in slider.description

@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib import font_manager, ft2font
+from matplotlib.ticker import MaxNLocator
 
 from helpers.attention import scaled_dot_product_attention, self_attention
 from helpers.plots._style import label, new_axes
@@ -279,6 +280,7 @@ def plot_pooled(
     ax.set_xticks(dims)
     top = 1.1 * max(float(np.abs(p).max()), float(np.abs(r).max()) if reference is not None else 0.0, 1e-12)
     ax.set_ylim(-top, 1.7 * top)  # headroom for the legend, so it never hides a bar
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
     ax.legend(fontsize=8, loc="upper center", ncol=2)
     return label(ax, xlabel="output dimension j", ylabel="mean over tokens (a.u.)", title=title)
 

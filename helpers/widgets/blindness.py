@@ -102,5 +102,8 @@ def weight_scale_figure(weight_scale: float = DEFAULT_SCALE):
 def weight_scale_panel() -> W.VBox:
     """A log slider for s (10^-3 … 1; default 1/√512 ≈ 0.0442) → weight_scale_figure."""
     lo, hi = SCALE_EXP_RANGE
-    slider = log_slider("weight scale s (W = s·randn, no unit)", DEFAULT_SCALE, lo, hi, step=0.05, fmt=".3g")
+    # heavy: a drag redraws once, on release (a redraw with its PNG takes ~0.1-0.2 s on a busy 2-core machine).
+    slider = log_slider(
+        "weight scale s (W = s·randn, no unit)", DEFAULT_SCALE, lo, hi, step=0.05, fmt=".3g", heavy=True
+    )
     return panel(weight_scale_figure, {"weight_scale": slider})
