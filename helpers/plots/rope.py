@@ -17,7 +17,7 @@ import functools
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from helpers.plots._style import label, new_axes
 from helpers.rope import rope_inv_freq, rope_wavelengths
@@ -47,15 +47,20 @@ def key_peaking_at(q: np.ndarray, distance: float, base: float = 10000.0) -> np.
 def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 10000.0) -> np.ndarray:
     """score(m, n) as a function of the distance m − n alone (computation).
 
-    score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] (RoFormer arXiv 2104.09864 §3.4.2, written with complex
-    numbers; reference-formulas.md). ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,).
-    Returns (T,) or (N, T).
+    score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] = Σ_i A_i cos((m−n)θ_i) + B_i sin((m−n)θ_i), with
+    A_i = q_a k_a + q_b k_b and B_i = q_a k_b − q_b k_a for pair i = (a, b) = (2i, 2i+1) (RoFormer arXiv
+    2104.09864 §3.4; the sine term is errata E2). Real arithmetic: two matrix products, no complex exp.
+    ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,). Returns (T,) or (N, T).
     """
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    theta = rope_inv_freq(q.shape[-1], base)  # (D/2,)
-    h = (q[..., 0::2] + 1j * q[..., 1::2]) * np.conj(k[..., 0::2] + 1j * k[..., 1::2])  # (..., D/2)
-    phase = np.exp(1j * np.outer(theta, np.asarray(distances, dtype=np.float64)))  # (D/2, T)
-    return (h @ phase).real  # (..., T)
+    cos, sin = _cos_sin_table(rope_inv_freq(q.shape[-1], base), distances)  # (D/2, T) each
+    qa, qb, ka, kb = q[..., 0::2], q[..., 1::2], k[..., 0::2], k[..., 1::2]  # (..., D/2) each
+    return (qa * ka + qb * kb) @ cos + (qa * kb - qb * ka) @ sin  # (..., T)
+
+
+def _cos_sin_table(theta: np.ndarray, distances) -> tuple[np.ndarray, np.ndarray]:
+    angles = np.outer(theta, np.asarray(distances, dtype=np.float64))  # (D/2, T)
+    return np.cos(angles), np.sin(angles)
 
 
 def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndarray:
@@ -65,10 +70,9 @@ def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndar
     (RoFormer arXiv 2104.09864 §3.4.3; the paper plots this average in its Figure 2). It bounds the *magnitude*
     of the score; it says nothing about the score's sign or its expectation. Returns (T,).
     """
-    theta = rope_inv_freq(dim, base)  # (D/2,)
-    phase = np.exp(1j * np.outer(theta, np.asarray(distances, dtype=np.float64)))  # (D/2, T)
-    partial = np.cumsum(phase, axis=0)  # (D/2, T): S_1 .. S_{D/2}
-    return np.abs(partial).mean(axis=0)  # (T,)
+    cos, sin = _cos_sin_table(rope_inv_freq(dim, base), distances)  # (D/2, T): Re and Im of e^{i(m−n)θ_k}
+    partial_re, partial_im = np.cumsum(cos, axis=0), np.cumsum(sin, axis=0)  # (D/2, T): S_1 .. S_{D/2}
+    return np.hypot(partial_re, partial_im).mean(axis=0)  # (T,)
 
 
 def random_score_stats(distances, dim: int, base: float = 10000.0, *, n_samples: int = 128, seed: int = 0):
@@ -117,6 +121,9 @@ def token_labels(tokens, translations) -> list[str]:
 
 
 # --------------------------------------------------------------------------- figures
+
+
+_PLAIN = FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
 
 
 def _rot2(v: np.ndarray, angle: float) -> np.ndarray:
@@ -211,6 +218,7 @@ def plot_wavelengths(
         ax.axhline(context, color="tab:red", lw=0.8, ls=":", label=f"context {context:,} positions")
     ax.axhline(2 * np.pi, color="0.7", lw=0.8)
     ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
+    ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     return label(
         ax,
