@@ -189,6 +189,7 @@ def test_gradient_panel_controls():
     (s,) = _sliders(box)
     assert (s.min, s.max, s.value) == (1, 16, 5)
     assert "tokens" in s.description
+    assert s.continuous_update is True
     assert isinstance(box.children[-1], W.Output)
 
 
@@ -198,4 +199,5 @@ def test_position_panel_controls():
     (s,) = _sliders(box)
     assert (s.min, s.max, s.value) == (0, 23, 8)
     assert "tokens" in s.description
+    assert s.continuous_update is False  # redraws on release
     s.value = 20  # moving the slider redraws without error

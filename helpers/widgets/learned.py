@@ -50,9 +50,15 @@ def draw_position(position: int, learned, sinusoidal, train_len: int | None = No
 
 
 def position_panel(learned, sinusoidal, train_len: int | None = None, position: int = 8) -> W.VBox:
-    """A slider "position p (tokens)" over every row of the tables (0 .. max_seq_len − 1)."""
+    """A slider "position p (tokens)" over every row of the tables (0 .. max_seq_len − 1).
+
+    Two panels with legends take about twice a one-axes figure to render, so the figure redraws when the slider
+    is released (``heavy=True``); arrow keys still step one position at a time.
+    """
     learned = P._as_table(learned, "learned")
     sinusoidal = P._as_table(sinusoidal, "sinusoidal")
     draw = partial(draw_position, learned=learned, sinusoidal=sinusoidal, train_len=train_len)
     hi = len(learned) - 1
-    return panel(draw, {"position": int_slider("position p (tokens)", int(np.clip(position, 0, hi)), 0, hi)})
+    return panel(
+        draw, {"position": int_slider("position p (tokens)", int(np.clip(position, 0, hi)), 0, hi, heavy=True)}
+    )
