@@ -28,11 +28,29 @@ def clean(nb: nbformat.NotebookNode) -> None:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
-            for out in cell.get("outputs", []):
+            cell.outputs = merge_streams(cell.get("outputs", []))
+            for out in cell.outputs:
                 # Widget views are meaningless without a kernel's model; keep their text/plain repr.
                 data = out.get("data")
                 if data:
                     data.pop("application/vnd.jupyter.widget-state+json", None)
+
+
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks: how a kernel splits prints varies run to run, the text does not."""
+    merged: list = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (
+            out.get("output_type") == "stream"
+            and prev is not None
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
+            prev["text"] = "".join(prev["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    return merged
 
 
 def run(path: Path, timeout: int = 600) -> float:
