@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from helpers import scaling
 from helpers._checks import check_dim, check_int, check_positive
@@ -35,9 +35,18 @@ METHOD_STYLE: dict[str, dict] = {
 }
 
 
-def _no_minor_ticks(axis) -> None:
-    """Log axes draw dozens of unlabelled minor ticks; dropping them halves the redraw time of a slider panel."""
+def _plain_log_axis(axis) -> None:
+    """A log axis with plain tick labels ("1", "100", "10,000", "0.01") and no minor ticks.
+
+    Matplotlib's default log labels are mathtext (10^k), whose parsing plus dozens of minor ticks take most of a slider
+    panel's redraw time; plain labels are also easier to read.
+    """
     axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(_plain_number))
+
+
+def _plain_number(value: float, _pos=None) -> str:
+    return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
 
 
 def _style(name: str) -> dict:
@@ -160,7 +169,7 @@ def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 204
     if bad.any():
         ax.axvspan(i[bad][0] - 0.5, i[bad][-1] + 0.5, color="tab:red", alpha=0.12, label="new angles at L′")
     ax.legend(fontsize=7, loc="lower left")
-    _no_minor_ticks(ax.yaxis)
+    _plain_log_axis(ax.yaxis)
     return _label(
         ax,
         xlabel="pair index i (0 = fastest)",
@@ -183,7 +192,7 @@ def plot_step_angles(dim: int = 128, base: float = 10000.0, factor: float = 4.0,
     ax.semilogy(i, np.degrees(theta), color="black", label="original θ_i")
     ax.semilogy(i, np.degrees(pi), color=_style("PI")["color"], label=f"PI θ_i/s (s = {factor:g})")
     ax.legend(fontsize=8)
-    _no_minor_ticks(ax.yaxis)
+    _plain_log_axis(ax.yaxis)
     return _label(
         ax,
         xlabel="pair index i",
@@ -341,6 +350,7 @@ def plot_yarn_entropy(
     for x in (train_len, factor * train_len):
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=7)
+    _plain_log_axis(ax.xaxis)
     return _label(
         ax,
         xlabel="keys attended n (tokens)",
@@ -415,7 +425,7 @@ def plot_score_vs_distance(
             ax.semilogx(dist, y, color=st["color"], ls=st["ls"], lw=lw, alpha=alpha, label=name)
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=7, ncol=2)
-    _no_minor_ticks(ax.xaxis)
+    _plain_log_axis(ax.xaxis)
     return _label(
         ax,
         xlabel="relative distance Δ (tokens)",
@@ -437,6 +447,7 @@ def plot_config_wavelengths(configs: Mapping[str, tuple[np.ndarray, np.ndarray, 
         ax.semilogy(i, TWO_PI / np.asarray(scaled), color=color, lw=2, label=f"{name} (dashed: unscaled)")
         ax.axhline(length, color=color, lw=0.8, ls=":")
     ax.legend(fontsize=7)
+    _plain_log_axis(ax.yaxis)
     return _label(
         ax,
         xlabel="pair index i",

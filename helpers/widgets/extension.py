@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 
 from helpers import scaling
 from helpers.plots import extension as P
-from helpers.widgets._common import STYLE, int_slider, log_slider, panel
+from helpers.widgets._common import STYLE, float_slider, int_slider, log_slider, panel
 
 _FIG = (6.0, 3.2)
 _FIG_WIDE = (9.0, 3.3)
@@ -56,9 +56,7 @@ def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0):
 def ntk_panel() -> W.VBox:
     """Sliders: scale factor s, head dimension D (from 4: NTK needs D ≥ 4)."""
     controls = {
-        "factor": W.FloatSlider(
-            value=4.0, min=1.0, max=32.0, step=0.5, description="scale factor s (×)", style=STYLE, readout_format=".1f"
-        ),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f"),
         "dim": int_slider("head dimension D", 128, 4, 256, 2),
     }
     return panel(draw_ntk, controls, columns=2)
@@ -86,15 +84,14 @@ def draw_yarn(
 
 
 def yarn_panel() -> W.VBox:
-    """Sliders: scale factor s, original context L, β_fast (turns above which a pair is left alone)."""
+    """Sliders: scale factor s, original context L, β_fast (turns above which a pair is left alone).
+
+    Two panels per redraw, so the sliders redraw on release (``heavy``) rather than on every step of a drag.
+    """
     controls = {
-        "factor": W.FloatSlider(
-            value=8.0, min=1.0, max=64.0, step=1.0, description="scale factor s (×)", style=STYLE, readout_format=".0f"
-        ),
-        "train_len": int_slider("original context L (tokens)", 4096, 512, 32768, 512),
-        "beta_fast": W.FloatSlider(
-            value=32.0, min=2.0, max=128.0, step=2.0, description="β_fast (turns)", style=STYLE, readout_format=".0f"
-        ),
+        "factor": float_slider("scale factor s (×)", 8.0, 1.0, 64.0, 1.0, fmt=".0f", heavy=True),
+        "train_len": int_slider("original context L (tokens)", 4096, 512, 32768, 512, heavy=True),
+        "beta_fast": float_slider("β_fast (turns)", 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
     }
     return panel(draw_yarn, controls, columns=2)
 
@@ -123,11 +120,9 @@ def draw_methods(
 
 
 def methods_panel() -> W.VBox:
-    """Slider: scale factor s. Dropdown: the method drawn thick in both panels."""
+    """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick in both panels."""
     controls = {
-        "factor": W.FloatSlider(
-            value=4.0, min=1.0, max=32.0, step=0.5, description="scale factor s (×)", style=STYLE, readout_format=".1f"
-        ),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f", heavy=True),
         "highlight": W.Dropdown(
             options=[m for m in METHODS_SHOWN if m != "original"], value="YaRN", description="highlight", style=STYLE
         ),
