@@ -23,9 +23,9 @@ import pytest
 from browser_config import ARTIFACTS, CHROMIUM, NB_DIR, REQUIRE_BROWSER, ROOT, UPDATE_DOCS
 
 HOW_TO_ENABLE = (
-    "real-browser tests need Debian's Chromium and the playwright package: "
-    "`sudo apt-get install chromium` and `pip install -r requirements-dev.txt` (playwright==1.65.2). "
-    "Do NOT run `playwright install`: the tests use the system Chromium (set PE_CHROMIUM to use another)."
+    "To enable them: `sudo apt-get install chromium` (Debian/Ubuntu package) and "
+    "`pip install -r requirements-dev.txt` (playwright==1.65.2). No `playwright install` is needed: the tests "
+    "drive the system Chromium (PE_CHROMIUM=/path/to/chromium picks another)."
 )
 
 _skip_reasons: list[str] = []

@@ -204,6 +204,8 @@ BROWSER_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
+    "--disable-crash-reporter",  # no crashpad handler processes, nothing written to ~/.config/chromium
+    "--disable-breakpad",
 ]
 
 #: Actions per control (each one must change the figure; their latencies give the median and worst).
@@ -321,10 +323,18 @@ class NotebookDriver:
             st = self.page.evaluate("__pe.probeState()")
             self.page.evaluate("__pe.disarm()")
             return None, st
-        # settle: kernel idle and no DOM change in the notebook for 150 ms
-        self.page.wait_for_function(
-            "() => { const s = __pe.probeState(); return s.idle && s.quietMs > 150; }", timeout=timeout_ms, polling=50
-        )
+        # settle: kernel idle and no DOM change in the notebook for 150 ms (the next move starts from rest)
+        try:
+            self.page.wait_for_function(
+                "() => { const s = __pe.probeState(); return s.idle && s.quietMs > 150; }",
+                timeout=timeout_ms,
+                polling=50,
+            )
+        except Exception:
+            st = self.page.evaluate("__pe.probeState()")
+            st["unsettled"] = True
+            self.page.evaluate("__pe.disarm()")
+            return None, st
         st = self.page.evaluate("__pe.probeState()")
         self.page.evaluate("__pe.disarm()")
         if st["t0"] is None:
@@ -350,7 +360,13 @@ class NotebookDriver:
             after = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
             res.actions.append(desc)
             if lat is None:
-                why = "no event reached the page" if st and st.get("t0") is None else "no new figure within 15 s"
+                why = (
+                    "no event reached the page"
+                    if st and st.get("t0") is None
+                    else "new figure, but the kernel never went idle / the page kept changing for 15 s"
+                    if st and st.get("unsettled")
+                    else "no new figure within 15 s"
+                )
                 res.problems.append(
                     f"{desc}: {why} (value {before and before.get('readout')!r} -> {after and after.get('readout')!r})"
                 )

@@ -108,9 +108,9 @@ def markdown(data: dict) -> str:
         "",
         "## Per notebook",
         "",
-        "| notebook | load → kernel idle (s) | Run All → all cells done (s) | controls | moves | "
-        "median of medians (ms) | worst median (ms) | worst move (ms) | test wall time (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| notebook | code cells / plots / panels checked | load → kernel idle (s) | Run All → all cells done (s) | "
+        "controls | moves | median of medians (ms) | worst median (ms) | worst move (ms) | test wall time (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, e in data["notebooks"].items():
         ctls = e.get("controls", [])
@@ -120,7 +120,8 @@ def markdown(data: dict) -> str:
         worst = max((c["worst_ms"] for c in ctls if c["worst_ms"] is not None), default=None)
         moves = sum(len(c["latencies_ms"]) for c in ctls)
         lines.append(
-            f"| {name} | {_s(e.get('load_to_idle_s'))} | {_s(e.get('run_all_s'))} | {len(ctls)} | {moves} | "
+            f"| {name} | {e.get('code_cells', '?')} / {e.get('images', '?')} / {e.get('widget_cells', '?')} | "
+            f"{_s(e.get('load_to_idle_s'))} | {_s(e.get('run_all_s'))} | {len(ctls)} | {moves} | "
             f"{_ms(mom)} | {_ms(worst_med)} | {_ms(worst)} | {_s(e.get('wall_s'))} |"
         )
     lines += [

@@ -63,13 +63,19 @@ def expectations(nb_path: Path) -> list[dict]:
     return cells
 
 
-def shrink_png(path: Path, limit: int = SCREENSHOT_MAX_BYTES) -> None:
-    """Keep committed screenshots small: palette PNG (256 colours) if the RGB one is over ``limit``."""
-    if path.stat().st_size <= limit:
-        return
-    from PIL import Image
+def finish_screenshot(path: Path, limit: int = SCREENSHOT_MAX_BYTES, margin: int = 8) -> None:
+    """Trim the empty right/bottom part of the output area, and keep the PNG small (palette PNG if the
+    RGB one is over ``limit``)."""
+    from PIL import Image, ImageChops
 
     img = Image.open(path).convert("RGB")
+    bg = Image.new("RGB", img.size, img.getpixel((img.width - 1, img.height - 1)))
+    box = ImageChops.difference(img, bg).getbbox()
+    if box:
+        img = img.crop((0, 0, min(img.width, box[2] + margin), min(img.height, box[3] + margin)))
+    img.save(path, format="PNG", optimize=True)
+    if path.stat().st_size <= limit:
+        return
     for colors in (256, 128, 64):
         buf = io.BytesIO()
         img.quantize(colors=colors, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", optimize=True)
@@ -153,7 +159,11 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
         d.clear_outputs()
         run_s, run_state = d.run_all()
         entry["run_all_s"] = round(run_s, 2)
-        problems += check_cells(d.census(), expect, run_state)
+        census = d.census()
+        problems += check_cells(census, expect, run_state)
+        entry["code_cells"] = run_state["nCode"]
+        entry["images"] = sum(c["nImg"] for c in census)
+        entry["widget_cells"] = sum(1 for c in census if c["nWidgetViews"])
 
         controls = d.controls()
         per_cell: dict[int, int] = {}
@@ -164,7 +174,7 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
             shot = ARTIFACTS / "img" / f"{name}.png"
             view = page.locator(f"{PANEL} .jp-Notebook .jp-Cell").nth(main)
             view.locator(".jp-OutputArea-output > .jupyter-widgets").first.screenshot(path=str(shot))
-            shrink_png(shot)
+            finish_screenshot(shot)
             entry["screenshot_file"] = str(shot)
             entry["screenshot_cell"] = main
             entry["screenshot_bytes"] = shot.stat().st_size
@@ -191,7 +201,10 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
                     problems.append(f"after moving the controls, {msg}")
     finally:
         context.close()
-        lab.shutdown_session(rel)
+        try:
+            lab.shutdown_session(rel)
+        except Exception as e:  # noqa: BLE001 - reported, and the server's stop() still shuts every kernel down
+            problems.append(f"could not shut the notebook's kernel down: {e!r}")
         entry["page_errors"] = page_errors
         entry["wall_s"] = round(time.perf_counter() - t_start, 1)
         if hashlib.sha256(nb_path.read_bytes()).hexdigest() != digest:
