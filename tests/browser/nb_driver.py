@@ -284,7 +284,7 @@ class NotebookDriver:
         self.menu("Edit", "Clear Outputs of All Cells")
         self.page.wait_for_function(
             "() => { const s = __pe.runState(); return s.nNum === 0 && s.nStar === 0 && "
-            "document.querySelectorAll('.jp-Notebook img').length === 0; }",
+            "document.querySelectorAll('.jp-Notebook .jp-OutputArea-output img').length === 0; }",
             timeout=30_000,
         )
 
