@@ -2,7 +2,8 @@
 
     python scripts/stamp_setup_cell.py            # rewrite notebooks/[0-9]*.ipynb where needed
     python scripts/stamp_setup_cell.py --check    # exit 1 if a notebook differs (changes nothing)
-    python scripts/stamp_setup_cell.py --links    # print the README's "Open in Colab" lines
+    python scripts/stamp_setup_cell.py --links    # print the README's "Open in Colab" table rows
+    python scripts/stamp_setup_cell.py --readme   # print the README's chapter section (links + screenshots)
     python scripts/stamp_setup_cell.py notebooks/04_rope.ipynb
 
 The repository URL is written once, in ``helpers/_colab.py`` (``REPO_URL``). If a notebook's first code
@@ -57,13 +58,34 @@ def stamp(path: Path, *, check: bool = False) -> str:
     return status
 
 
+def readme_section(paths: list[Path]) -> str:
+    """One block per chapter: its title (first Markdown heading), Open-in-Colab badge, screenshot if any."""
+    out = []
+    for p in paths:
+        rel = p.resolve().relative_to(ROOT).as_posix()
+        nb = nbformat.read(p, as_version=4)
+        heads = [
+            ln for c in nb.cells if c.cell_type == "markdown" for ln in c.source.splitlines() if ln.startswith("# ")
+        ]
+        title = heads[0][2:].strip() if heads else p.stem
+        out += [f"### {title}", "", f"{colab_badge(rel)} · [notebook]({rel})", ""]
+        shot = ROOT / "docs" / "img" / f"{p.stem}.png"
+        if shot.exists():
+            out += [f"![{p.stem}: main interactive figure](docs/img/{shot.name})", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/[0-9]*.ipynb")
     parser.add_argument("--check", action="store_true", help="report notebooks that differ; change nothing")
     parser.add_argument("--links", action="store_true", help="print one 'Open in Colab' Markdown line per notebook")
+    parser.add_argument("--readme", action="store_true", help="print the README chapter section (links, screenshots)")
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    if args.readme:
+        print(readme_section(paths))
+        return 0
     if args.links:
         for p in paths:
             rel = p.resolve().relative_to(ROOT).as_posix()
