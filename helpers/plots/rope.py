@@ -17,7 +17,7 @@ import functools
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from helpers.plots._style import label, new_axes
 from helpers.rope import rope_inv_freq, rope_wavelengths
@@ -52,8 +52,13 @@ def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 1000
     2104.09864 §3.4; the sine term is errata E2). Real arithmetic: two matrix products, no complex exp.
     ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,). Returns (T,) or (N, T).
     """
+    q = np.asarray(q, dtype=np.float64)
+    return _scores_from_table(q, k, *_cos_sin_table(rope_inv_freq(q.shape[-1], base), distances))
+
+
+def _scores_from_table(q, k, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """Σ_i A_i cos_i(t) + B_i sin_i(t) for a precomputed (D/2, T) table (see :func:`pair_score_curve`)."""
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    cos, sin = _cos_sin_table(rope_inv_freq(q.shape[-1], base), distances)  # (D/2, T) each
     qa, qb, ka, kb = q[..., 0::2], q[..., 1::2], k[..., 0::2], k[..., 1::2]  # (..., D/2) each
     return (qa * ka + qb * kb) @ cos + (qa * kb - qb * ka) @ sin  # (..., T)
 
@@ -70,7 +75,11 @@ def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndar
     (RoFormer arXiv 2104.09864 §3.4.3; the paper plots this average in its Figure 2). It bounds the *magnitude*
     of the score; it says nothing about the score's sign or its expectation. Returns (T,).
     """
-    cos, sin = _cos_sin_table(rope_inv_freq(dim, base), distances)  # (D/2, T): Re and Im of e^{i(m−n)θ_k}
+    return _bound_from_table(*_cos_sin_table(rope_inv_freq(dim, base), distances))
+
+
+def _bound_from_table(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    # cos, sin: (D/2, T), the real and imaginary parts of e^{i(m−n)θ_k}
     partial_re, partial_im = np.cumsum(cos, axis=0), np.cumsum(sin, axis=0)  # (D/2, T): S_1 .. S_{D/2}
     return np.hypot(partial_re, partial_im).mean(axis=0)  # (T,)
 
@@ -81,11 +90,15 @@ def random_score_stats(distances, dim: int, base: float = 10000.0, *, n_samples:
     For independent q, k with zero mean, E[q̃_i·conj(k̃_i)] = 0, so the expected score is 0 at every
     distance. Returns (mean (T,), std (T,)) over ``n_samples`` seeded draws.
     """
+    return _random_stats(_cos_sin_table(rope_inv_freq(dim, base), distances), dim, n_samples, seed)
+
+
+def _random_stats(table, dim: int, n_samples: int, seed: int):
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n_samples, dim))  # (N, D)
     k = rng.standard_normal((n_samples, dim))  # (N, D)
     norms = np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1)  # (N,)
-    s = pair_score_curve(q, k, distances, base) / norms[:, None]  # (N, T)
+    s = _scores_from_table(q, k, *table) / norms[:, None]  # (N, T)
     return s.mean(axis=0), s.std(axis=0)
 
 
@@ -219,6 +232,7 @@ def plot_wavelengths(
     ax.axhline(2 * np.pi, color="0.7", lw=0.8)
     ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
     ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     return label(
         ax,
@@ -243,7 +257,8 @@ def plot_long_range_decay(
         _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
     top, bottom = axes
     d = np.arange(max_distance + 1)  # (T,)
-    top.plot(d, roformer_bound_factor(d, dim, base), color="tab:purple", lw=1)
+    table = _cos_sin_table(rope_inv_freq(dim, base), d)  # (D/2, T) cos and sin, shared by all four curves
+    top.plot(d, _bound_from_table(*table), color="tab:purple", lw=1)
     label(
         top,
         xlabel="",
@@ -251,10 +266,10 @@ def plot_long_range_decay(
         title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
     )
     ones = np.ones(dim)
-    bottom.plot(d, pair_score_curve(ones, ones, d, base) / dim, lw=1, color="tab:blue", label="q = k (all ones)")
-    peaked = pair_score_curve(ones, key_peaking_at(ones, peak, base), d, base) / dim
+    bottom.plot(d, _scores_from_table(ones, ones, *table) / dim, lw=1, color="tab:blue", label="q = k (all ones)")
+    peaked = _scores_from_table(ones, key_peaking_at(ones, peak, base), *table) / dim
     bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
-    mean, std = random_score_stats(d, dim, base, n_samples=n_samples)
+    mean, std = _random_stats(table, dim, n_samples, 0)
     bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0, label="random q, k: ±1 std")
     bottom.plot(d, mean, color="tab:orange", lw=1, label=f"random q, k: mean of {n_samples}")
     bottom.axvline(peak, color="tab:green", lw=0.6, ls=":")
