@@ -119,6 +119,7 @@ def test_plot_similarity_matrix_and_pair():
     np.testing.assert_allclose(im.get_array(), P.cosine_similarity_matrix(trained))
     assert im.get_clim() == (-1.0, 1.0)
     assert len(ax.lines) == 2  # the training length, marked on both axes
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training length L = 10"]
     _labels_present(ax)
     axes = P.plot_similarity_pair(trained, sin, train_len=10)
     assert len(axes) == 2

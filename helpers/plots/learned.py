@@ -55,10 +55,10 @@ def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False
     """A dashed line between position L−1 and L: the last row that training reached."""
     if train_len is None:
         return
-    kw = {"color": "k", "ls": "--", "lw": 1.0, "label": f"training length L = {train_len}"}
+    kw = {"color": "k", "ls": "--", "lw": 1.0}
     if horizontal:
         ax.axhline(train_len - 0.5, **kw)
-    ax.axvline(train_len - 0.5, **kw)
+    ax.axvline(train_len - 0.5, label=f"training length L = {train_len}", **kw)
 
 
 def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None):
