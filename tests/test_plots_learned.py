@@ -190,7 +190,7 @@ def test_gradient_panel_controls():
     (s,) = _sliders(box)
     assert (s.min, s.max, s.value) == (1, 16, 5)
     assert "tokens" in s.description
-    assert s.continuous_update is True
+    assert s.continuous_update is False  # redraws on release
     assert isinstance(box.children[-1], W.Output)
 
 
