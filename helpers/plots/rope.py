@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
@@ -155,14 +156,20 @@ def plot_rotation_2d(q, k, m: int, n: int, theta: float, ax=None):
     ax = new_axes(ax, figsize=(4.6, 4.0))
     qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
     r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
-    for v, color, style, name in (
-        (q, "tab:blue", 0.25, "q (position 0)"),
-        (k, "tab:orange", 0.25, "k (position 0)"),
+    arrows = [
+        (q, "tab:blue", 0.3, "q (position 0)"),
+        (k, "tab:orange", 0.3, "k (position 0)"),
         (qm, "tab:blue", 1.0, f"q rotated by m·θ = {m * theta:.2f} rad"),
         (kn, "tab:orange", 1.0, f"k rotated by n·θ = {n * theta:.2f} rad"),
-    ):
-        ax.annotate("", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": color, "alpha": style, "lw": 2})
-        ax.plot([], [], color=color, alpha=style, lw=2, label=name)
+    ]
+    # One quiver for all four arrows: much cheaper to redraw than four annotations.
+    uv = np.array([v for v, *_ in arrows])  # (4, 2)
+    colors = [matplotlib.colors.to_rgba(c, a) for _, c, a, _ in arrows]
+    ax.quiver(
+        np.zeros(4), np.zeros(4), uv[:, 0], uv[:, 1], color=colors, angles="xy", scale_units="xy", scale=1, width=0.012
+    )
+    for _, color, alpha, name in arrows:
+        ax.plot([], [], color=color, alpha=alpha, lw=2, label=name)
     circle = np.linspace(0, 2 * np.pi, 121)
     ax.plot(np.linalg.norm(q) * np.cos(circle), np.linalg.norm(q) * np.sin(circle), color="tab:blue", lw=0.5, alpha=0.3)
     ax.plot(
