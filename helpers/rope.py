@@ -35,7 +35,7 @@ LAYOUTS = ("interleaved", "half_split")
 def rope_inv_freq(dim: int, base: float = 10000.0) -> np.ndarray:
     """Rotation speed of each pair, in radians per position.
 
-    θ_i = base^(-2i/D), i = 0 .. D/2-1 (RoFormer eq. 15). Pair 0 is the fastest (1 rad/position).
+    θ_i = base^(-2i/D), i = 0 .. D/2-1 (RoFormer, arXiv 2104.09864 §3.2.2). Pair 0 is the fastest (1 rad/position).
 
     Returns a float64 array of shape (D/2,).
     """
@@ -158,7 +158,9 @@ def _rotate_interleaved(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -
 
 def _rotate_half_split(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     half = x.shape[-1] // 2
-    out = torch.mul(x, torch.cat((cos, cos), dim=-1))  # (..., T, D): [x1 cos, x2 cos]
+    # One full-width multiply [x1, x2]·cos (cos broadcast over the two halves, no concatenated copy) ...
+    out = (x.unflatten(-1, (2, half)) * cos.unsqueeze(-2)).flatten(-2)  # (..., T, D)
+    # ... then the cross terms, fused and in place.
     out[..., :half].addcmul_(x[..., half:], sin, value=-1.0)  # x1 cos − x2 sin
     out[..., half:].addcmul_(x[..., :half], sin)  # x2 cos + x1 sin
     return out
@@ -232,7 +234,7 @@ class RopeCache:
 def rotation_matrix(
     position: float, dim: int, base: float = 10000.0, *, inv_freq=None, layout: str = "interleaved"
 ) -> np.ndarray:
-    """The block-diagonal R_Θ(m) of RoFormer eq. 13, float64, shape (D, D).
+    """The block-diagonal R_Θ(m) of RoFormer (arXiv 2104.09864 §3.2.2), float64, shape (D, D).
 
     Interleaved: 2×2 blocks [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]] on the diagonal.
     Half-split: the same matrix with rows and columns permuted so pair i is (i, i + D/2).
@@ -338,7 +340,13 @@ class Rotary:
             )
         self.inv_freq = inv_freq  # (D_rot/2,)
         self.attention_factor = check_positive("attention_factor", attention_factor)
-        self.cache = RopeCache(inv_freq, attention_factor=self.attention_factor)
+        self._caches: dict[torch.dtype, RopeCache] = {}  # one per input dtype: float64 inputs get float64 tables
+
+    def cache_for(self, dtype: torch.dtype) -> RopeCache:
+        """The cos/sin cache in ``dtype`` (built on first use, then grown on demand)."""
+        if dtype not in self._caches:
+            self._caches[dtype] = RopeCache(self.inv_freq, attention_factor=self.attention_factor, dtype=dtype)
+        return self._caches[dtype]
 
     @classmethod
     def from_config(
@@ -361,12 +369,13 @@ class Rotary:
         check_float_tensor("x", x)
         if x.shape[-1] != self.dim:
             raise ValueError(f"x's last dimension must be dim = {self.dim}, got shape {tuple(x.shape)}")
+        cache = self.cache_for(x.dtype)
         if positions is None:
-            cos, sin = self.cache.get(x.shape[-2])  # (T, D_rot/2)
+            cos, sin = cache.get(x.shape[-2])  # (T, D_rot/2)
         else:
-            cos, sin = self.cache.get_positions(positions)
+            cos, sin = cache.get_positions(positions)  # (*positions.shape, D_rot/2)
         rd = None if self.rotary_dim == self.dim else self.rotary_dim
-        return apply_rope(x, cos.to(x.dtype), sin.to(x.dtype), layout=self.layout, rotary_dim=rd)
+        return apply_rope(x, cos, sin, layout=self.layout, rotary_dim=rd)
 
     def __repr__(self) -> str:
         return f"Rotary(dim={self.dim}, rotary_dim={self.rotary_dim}, layout={self.layout!r}, attention_factor={self.attention_factor:g})"

@@ -175,3 +175,10 @@ def test_matches_hf_apply_rotary_pos_emb_half_split():
 
 def test_degrees():
     assert R.degrees(math.pi) == 180.0
+
+
+def test_rotary_keeps_float64_inputs_in_float64():
+    x = _vec(4, 2, 40, 8)  # float64
+    exact = R.rope(x, base=1e4)  # float64 angles and tables
+    torch.testing.assert_close(R.Rotary(8)(x), exact, rtol=0, atol=1e-14)
+    assert R.Rotary(8)(x.float()).dtype == torch.float32
