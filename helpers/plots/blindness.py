@@ -22,9 +22,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib import font_manager, ft2font
+from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
-from helpers.attention import scaled_dot_product_attention, self_attention
+from helpers.attention import self_attention
 from helpers.plots._style import label, new_axes
 from helpers.rope import Rotary
 from helpers.sinusoidal import sinusoidal_table
@@ -206,7 +207,7 @@ def chapter_projections(d_model: int = 512, seq_len: int = 10, batch: int = 2, s
     Draw order from one generator seeded ``seed``: X (batch, T, d), W_Q, W_K, W_V (d, d). Returns
     (q, k, v) for W scale 1, with RoPE (interleaved, as the chapter's ``apply_rope``) already applied to
     q and k, each (batch, T, d). Scaling every W by s scales q, k, v by s (rotation is linear), so
-    :func:`chapter_weights` reuses these. Cached: treat the tensors as read-only.
+    :func:`chapter_logits` and :func:`chapter_weights` reuse these. Cached: treat the tensors as read-only.
     """
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(batch, seq_len, d_model, generator=gen)  # (B, T, d)
@@ -215,17 +216,30 @@ def chapter_projections(d_model: int = 512, seq_len: int = 10, batch: int = 2, s
     return rot(x @ w_q), rot(x @ w_k), x @ w_v  # (B, T, d) each
 
 
-def chapter_weights(weight_scale: float = 1.0, *, d_model: int = 512, seq_len: int = 10, seed: int = 0) -> torch.Tensor:
+@functools.lru_cache(maxsize=2)
+def chapter_logits(d_model: int = 512, seq_len: int = 10, seed: int = 0) -> np.ndarray:
+    """The unit-scale logits q₀·k₀ᵀ/√d of the chapter's example (W = randn), in float64. Shape (2, T, T).
+
+    With W = s·randn every logit is multiplied by s², so one table serves every s. Cached and read-only.
+    """
+    q, k, _ = chapter_projections(d_model, seq_len, 2, seed)  # (B, T, d) each, float32
+    logits = (q.double() @ k.double().transpose(-2, -1)).numpy() / math.sqrt(d_model)  # (B, T, T)
+    logits.flags.writeable = False
+    return logits
+
+
+def chapter_weights(weight_scale: float = 1.0, *, d_model: int = 512, seq_len: int = 10, seed: int = 0) -> np.ndarray:
     """Attention weights (batch, T, T) of the chapter's example when every W is ``weight_scale``·randn(d, d).
 
-    Logits are s²·q₀·k₀ᵀ/√d, with q₀, k₀ the unit-scale projections: their standard deviation is about
-    s²·d (512 at s = 1, 1 at s = 1/√d).
+    softmax(s²·q₀·k₀ᵀ/√d) row by row, in float64 NumPy from the cached :func:`chapter_logits` (no torch
+    work per call: this is what the weight-scale slider redraws). The logits' standard deviation is about
+    s²·d: 491 at s = 1 for this seed (d = 512), and about 1 at s = 1/√d.
     """
     if not weight_scale > 0:
         raise ValueError(f"weight_scale must be > 0, got {weight_scale!r}")
-    q, k, v = chapter_projections(d_model, seq_len, 2, seed)
-    _, weights = scaled_dot_product_attention(q * weight_scale, k * weight_scale, v)
-    return weights  # (B, T, T)
+    z = weight_scale**2 * chapter_logits(d_model, seq_len, seed)  # (B, T, T)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))  # stable softmax
+    return e / e.sum(axis=-1, keepdims=True)  # (B, T, T)
 
 
 # --------------------------------------------------------------------------- plots
@@ -254,6 +268,20 @@ def plot_attention(
     return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)
 
 
+def _bars(x: np.ndarray, heights: np.ndarray, width: float = 0.8, **style) -> PolyCollection:
+    """Bars as one PolyCollection: draws like ``ax.bar`` at a fraction of the cost (no per-patch limit updates)."""
+    half = width / 2
+    verts = [
+        [(xi - half, 0.0), (xi + half, 0.0), (xi + half, h), (xi - half, h)] for xi, h in zip(x, heights, strict=True)
+    ]
+    return PolyCollection(verts, **style)
+
+
+def bar_heights(collection: PolyCollection) -> np.ndarray:
+    """The heights of bars drawn by this module (for tests and checks): the non-zero y of each bar."""
+    return np.array([path.vertices[2, 1] for path in collection.get_paths()])
+
+
 def plot_pooled(
     pooled,
     ax=None,
@@ -263,22 +291,28 @@ def plot_pooled(
     pooled_label: str = "this order",
     reference_label: str = "reference",
 ):
-    """Bars of a mean-pooled output vector (one bar per dimension), with an optional reference as outlines.
+    """Bars of a mean-pooled output vector (one bar per dimension), with an optional reference as black outlines.
 
-    ``pooled``, ``reference``: (d,). Equal vectors show the outlines exactly on the bar tops.
+    ``pooled``, ``reference``: (d,). Equal vectors put the outlines exactly on the bar edges. The bars are
+    PolyCollections (``bar_heights`` reads them back); the y range leaves headroom for the legend.
     """
     p = np.asarray(torch.as_tensor(pooled, dtype=torch.float64)).ravel()
-    ax = new_axes(ax)
-    dims = np.arange(p.size)
-    ax.bar(dims, p, color="tab:blue", label=pooled_label)
+    r = None
     if reference is not None:
         r = np.asarray(torch.as_tensor(reference, dtype=torch.float64)).ravel()
         if r.shape != p.shape:
             raise ValueError(f"reference shape {r.shape} must match pooled shape {p.shape}")
-        ax.bar(dims, r, fill=False, edgecolor="black", linewidth=1.5, label=reference_label)
+    ax = new_axes(ax)
+    dims = np.arange(p.size)
+    ax.add_collection(_bars(dims, p, facecolor="tab:blue", label=pooled_label), autolim=False)
+    if r is not None:
+        ax.add_collection(
+            _bars(dims, r, facecolor="none", edgecolor="black", linewidth=1.5, label=reference_label), autolim=False
+        )
     ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlim(-0.6, p.size - 0.4)
     ax.set_xticks(dims)
-    top = 1.1 * max(float(np.abs(p).max()), float(np.abs(r).max()) if reference is not None else 0.0, 1e-12)
+    top = 1.1 * max(float(np.abs(p).max()), float(np.abs(r).max()) if r is not None else 0.0, 1e-12)
     ax.set_ylim(-top, 1.7 * top)  # headroom for the legend, so it never hides a bar
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
     ax.legend(fontsize=8, loc="upper center", ncol=2)
@@ -286,9 +320,10 @@ def plot_pooled(
 
 
 def plot_weight_scale(weights, axes=None, *, weight_scale: float | None = None):
-    """Left: one attention matrix (T, T) as a heatmap; right: the entropy of each row in nats.
+    """Left: one attention matrix (T, T) as a heatmap (colour 0 = dark purple … 1 = yellow); right: the entropy
+    of each row in nats, as stems, so that a one-hot row (H = 0) still shows as a dot on the axis.
 
-    The right panel marks 0 (one-hot) and ln T (uniform). ``weight_scale`` only goes into the title.
+    The right panel marks ln T (uniform rows). ``weight_scale`` only goes into the title.
     """
     w = torch.as_tensor(weights, dtype=torch.float64)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
@@ -297,17 +332,23 @@ def plot_weight_scale(weights, axes=None, *, weight_scale: float | None = None):
         _, axes = plt.subplots(1, 2, figsize=(6.0, 3.2), layout="constrained", width_ratios=(1, 1.3))
     ax_map, ax_h = axes
     t = w.shape[0]
+    ticks = np.arange(0, t, 3 if t > 6 else 1)
     ax_map.imshow(w.numpy(), vmin=0.0, vmax=1.0, cmap="viridis")
+    ax_map.set_xticks(ticks)
+    ax_map.set_yticks(ticks)
     scale = "attention weights" if weight_scale is None else f"weights at s = {weight_scale:.3g}"
-    label(ax_map, xlabel="key position n", ylabel="query position m", title=scale)
+    label(ax_map, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=scale)
     h = row_entropy(w).numpy()
-    ax_h.bar(np.arange(t), h, color="tab:orange")
+    pos = np.arange(t)
+    ax_h.vlines(pos, 0.0, h, color="tab:orange", linewidth=2)
+    ax_h.plot(pos, h, "o", color="tab:orange", label="row entropy")
     ax_h.axhline(math.log(t), color="black", linestyle="--", linewidth=1, label=f"uniform: ln {t} = {math.log(t):.2f}")
-    ax_h.axhline(0.0, color="grey", linewidth=0.8)
-    ax_h.set_ylim(0, 1.3 * math.log(t))
-    ax_h.legend(fontsize=8, loc="upper right")
+    ax_h.set_xticks(ticks)
+    ax_h.set_ylim(-0.08 * math.log(t), 1.35 * math.log(t))
+    ax_h.yaxis.set_major_locator(MaxNLocator(nbins=4))
+    ax_h.legend(fontsize=8, loc="upper right", ncol=2)
     title = f"mean max weight {w.max(-1).values.mean():.3f}, mean H {h.mean():.2f} nats"
-    return label(ax_h, xlabel="query position m", ylabel="row entropy H (nats)", title=title)
+    return label(ax_h, xlabel="query position m (tokens)", ylabel="row entropy H (nats)", title=title)
 
 
 def plot_first_token_weight(weight_causal, weight_full, ax=None):
@@ -338,4 +379,6 @@ def plot_output_variance(var_causal, var_full, ax=None, *, value_variance: float
         ax.plot(pos, value_variance / (pos + 1), ":", color="black", label="σ_v²/(t+1)")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
-    return label(ax, xlabel="position t (tokens)", ylabel="output variance", title="output variance by position")
+    return label(
+        ax, xlabel="position t (tokens)", ylabel="variance across sequences", title="output variance by position"
+    )
