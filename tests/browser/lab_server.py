@@ -126,6 +126,7 @@ class LabServer:
         env = {**os.environ, **self._write_settings(), "PYTHONUNBUFFERED": "1"}
         env.pop("JUPYTER_PATH", None)  # no foreign kernels/extensions
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         t0 = time.perf_counter()
         for _attempt in range(3):  # a free port can be taken between free_port() and bind(): retry
             self.port = free_port()
@@ -177,6 +178,16 @@ class LabServer:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             data = r.read()
         return json.loads(data) if data else None
+
+    def saved_files(self) -> list[str]:
+        """Paths this server has written through the contents API (its log's "Saving file at" lines)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(getattr(self, "_log_offset", 0))
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return []
+        return [ln.split("Saving file at", 1)[1].strip() for ln in text.splitlines() if "Saving file at" in ln]
 
     def record_kernel_pids(self) -> None:
         """Remember the server's children (its kernels) so stop() can prove they are gone."""

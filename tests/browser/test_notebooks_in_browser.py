@@ -208,7 +208,15 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
         entry["page_errors"] = page_errors
         entry["wall_s"] = round(time.perf_counter() - t_start, 1)
         if hashlib.sha256(nb_path.read_bytes()).hexdigest() != digest:
-            problems.append("the notebook file on disk was modified during the browser run")
+            by_lab = any(f.lstrip("/") == rel for f in lab.saved_files())
+            problems.append(
+                "the notebook file on disk changed during the browser run "
+                + (
+                    "(JupyterLab saved it!)"
+                    if by_lab
+                    else "(not by JupyterLab: its log shows no save; edited meanwhile?)"
+                )
+            )
         browser_report.add(name, entry)
 
     unexpected, known_hit, known_missing = split_known(name, problems)
