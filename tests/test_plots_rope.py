@@ -151,6 +151,9 @@ def test_plot_wavelengths_reflects_dim_base_and_reference():
     np.testing.assert_allclose(main.get_ydata(), R.rope_wavelengths(R.rope_inv_freq(16, 500000.0)))
     np.testing.assert_allclose(ref.get_ydata(), R.rope_wavelengths(R.rope_inv_freq(16, 10000.0)))
     assert any("8,192" in t.get_text() for t in ax.get_legend().get_texts())
+    assert any(t.get_text().startswith("2π") for t in ax.get_legend().get_texts())  # the pair-0 reference line
+    two_pi = [ln for ln in ax.lines if ln.get_label().startswith("2π")][0]
+    np.testing.assert_allclose(two_pi.get_ydata(), [2 * np.pi, 2 * np.pi])
     ax = P.plot_wavelengths(16, 10000.0)  # same base as the reference: no dashed copy
     assert len([ln for ln in ax.lines if ln.get_linestyle() == "--"]) == 0
 
@@ -161,7 +164,17 @@ def test_plot_long_range_decay_curves():
     np.testing.assert_allclose(top.lines[0].get_ydata(), P.roformer_bound_factor(np.arange(401), 32))
     peaked = [ln for ln in bottom.lines if "peak" in ln.get_label()][0]
     assert np.argmax(peaked.get_ydata()) == 120
+    same = [ln for ln in bottom.lines if ln.get_label() == "q = k (all ones)"][0]
+    np.testing.assert_allclose(same.get_ydata(), P.pair_score_curve(np.ones(32), np.ones(32), np.arange(401)) / 32)
+    mean, std = P.random_score_stats(np.arange(401), 32, n_samples=16, seed=0)
+    random_line = [ln for ln in bottom.lines if ln.get_label().startswith("random")][0]
+    np.testing.assert_allclose(random_line.get_ydata(), mean)
     assert len(bottom.collections) == 1  # the ±1 std band
+    band = bottom.collections[0].get_paths()[0].vertices[:, 1]
+    np.testing.assert_allclose([band.min(), band.max()], [(mean - std).min(), (mean + std).max()], atol=1e-12)
+    legend = [t.get_text() for t in bottom.get_legend().get_texts()]
+    assert legend == ["q = k (all ones)", "k chosen to peak at 120", "random q, k: mean ± 1 std (16 draws)"]
+    assert bottom.get_xlim() == (0, 400)
 
 
 def test_plot_attention_weights_labels_and_no_glyph_warnings():
@@ -185,14 +198,17 @@ def test_plot_layout_pairs_colours_pairs():
 
 
 def test_plot_layout_mismatch_and_precision():
-    left, right = P.plot_layout_mismatch(np.arange(5), np.arange(5.0), np.arange(5), np.ones(5))
+    left, right = P.plot_layout_mismatch(np.arange(5), np.arange(5.0), np.arange(5), np.ones(5), title="bug")
     _labels_present(left)
     _labels_present(right)
     np.testing.assert_array_equal(left.lines[0].get_ydata(), np.arange(5.0))
+    np.testing.assert_array_equal(right.lines[0].get_ydata(), np.ones(5))
+    assert left.figure.get_suptitle() == "bug"
     ax = P.plot_angle_precision([1e4, 1e5], {"a": [1e-4, 1e-3], "b": [0.0, 2.0]}, title="t")
     _labels_present(ax)
-    assert len(ax.lines) == 2 and ax.get_yscale() == "log"
+    assert len(ax.lines) == 3 and ax.get_yscale() == "log"  # two error curves and the π ceiling
     assert ax.lines[1].get_ydata()[0] > 0  # zeros are clipped so the log axis can show them
+    np.testing.assert_allclose(ax.lines[2].get_ydata(), [np.pi, np.pi])
 
 
 # ---- panels ----------------------------------------------------------------------------------------------------
@@ -245,6 +261,8 @@ def test_panels_build_with_documented_ranges():
 
     dec = _controls(WR.decay_panel())
     assert (dec["peak of chosen k (positions)"].min, dec["peak of chosen k (positions)"].max) == (0, 1000)
+    assert (dec["head dim D (dimensions)"].min, dec["head dim D (dimensions)"].max) == (8, 256)
+    assert (dec["base (log scale)"].min, dec["base (log scale)"].max, dec["base (log scale)"].value) == (2, 7, 10000.0)
     assert all(not c.continuous_update for c in dec.values())  # heavy: redraw on release
     for panel in (WR.rotation_panel(), WR.wavelength_panel(), WR.decay_panel()):
         assert isinstance(panel.children[-1], W.Output)

@@ -18,7 +18,7 @@ import functools
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from helpers.plots._style import label, new_axes
 from helpers.rope import rope_inv_freq, rope_wavelengths
@@ -50,8 +50,9 @@ def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 1000
 
     score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] = Σ_i A_i cos((m−n)θ_i) + B_i sin((m−n)θ_i), with
     A_i = q_a k_a + q_b k_b and B_i = q_a k_b − q_b k_a for pair i = (a, b) = (2i, 2i+1) (RoFormer arXiv
-    2104.09864 §3.4; the sine term is errata E2). Real arithmetic: two matrix products, no complex exp.
-    ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,). Returns (T,) or (N, T).
+    2104.09864 §3.2.1 for one pair, §3.4.3 for the sum over pairs; the sine term is errata E2). Real
+    arithmetic, no complex exp. ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,).
+    Returns (T,) or (N, T).
     """
     q = np.asarray(q, dtype=np.float64)
     return _scores_from_table(q, k, *_cos_sin_table(rope_inv_freq(q.shape[-1], base), distances))
@@ -61,7 +62,10 @@ def _scores_from_table(q, k, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     """Σ_i A_i cos_i(t) + B_i sin_i(t) for a precomputed (D/2, T) table (see :func:`pair_score_curve`)."""
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     qa, qb, ka, kb = q[..., 0::2], q[..., 1::2], k[..., 0::2], k[..., 1::2]  # (..., D/2) each
-    return (qa * ka + qb * kb) @ cos + (qa * kb - qb * ka) @ sin  # (..., T)
+    a, b = qa * ka + qb * kb, qa * kb - qb * ka  # (..., D/2) each: A_i and B_i
+    # einsum, not `@`: a matrix product this small goes to multi-threaded BLAS, whose threads can stall for
+    # tens of milliseconds when the CPU is busy; einsum's single-threaded loop takes ~2 ms every time.
+    return np.einsum("...i,it->...t", a, cos) + np.einsum("...i,it->...t", b, sin)  # (..., T)
 
 
 def _cos_sin_table(theta: np.ndarray, distances) -> tuple[np.ndarray, np.ndarray]:
@@ -236,7 +240,7 @@ def plot_wavelengths(
         ax.semilogy(i, ref, ls="--", lw=1.2, color="0.5", label=f"base {reference_base:,.0f}")
     if context is not None:
         ax.axhline(context, color="tab:red", lw=0.8, ls=":", label=f"context {context:,} positions")
-    ax.axhline(2 * np.pi, color="0.7", lw=0.8)
+    ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
     ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
     ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -259,6 +263,9 @@ def plot_long_range_decay(
     (a) q = k = all ones (decays, with bumps: the picture behind the claim),
     (b) q = all ones, k = :func:`key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
     (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
+
+    Drawn for speed (the decay panel redraws it on every release): one cos/sin table shared by all curves,
+    few tick labels, three legend entries (the random band and its mean share one).
     """
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
@@ -266,22 +273,35 @@ def plot_long_range_decay(
     d = np.arange(max_distance + 1)  # (T,)
     table = _cos_sin_table(rope_inv_freq(dim, base), d)  # (D/2, T) cos and sin, shared by all four curves
     top.plot(d, _bound_from_table(*table), color="tab:purple", lw=1)
+    top.yaxis.set_major_locator(MaxNLocator(3))
+    top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
     label(
         top,
         xlabel="",
-        ylabel="RoFormer bound factor",
+        ylabel="bound factor\nΣ|S_j| / (D/2)",
         title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
     )
     ones = np.ones(dim)
-    bottom.plot(d, _scores_from_table(ones, ones, *table) / dim, lw=1, color="tab:blue", label="q = k (all ones)")
+    same = bottom.plot(
+        d, _scores_from_table(ones, ones, *table) / dim, lw=1, color="tab:blue", label="q = k (all ones)"
+    )
     peaked = _scores_from_table(ones, key_peaking_at(ones, peak, base), *table) / dim
-    bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
+    chosen = bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
     mean, std = _random_stats(table, dim, n_samples, 0)
-    bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0, label="random q, k: ±1 std")
-    bottom.plot(d, mean, color="tab:orange", lw=1, label=f"random q, k: mean of {n_samples}")
+    band = bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0)
+    random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
+    (mean_line,) = bottom.plot(d, mean, color="tab:orange", lw=1, label=random_label)
     bottom.axvline(peak, color="tab:green", lw=0.6, ls=":")
+    bottom.set_xlim(0, max_distance)
     bottom.set_ylim(-1.05, 1.05)
-    bottom.legend(fontsize=7, frameon=False, ncol=2, loc="lower right")
+    bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
+    bottom.legend(
+        [same[0], chosen[0], (band, mean_line)],
+        ["q = k (all ones)", f"k chosen to peak at {peak}", random_label],
+        fontsize=7,
+        frameon=False,
+        loc="lower right",
+    )
     label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
     return axes
 
@@ -318,30 +338,40 @@ def plot_layout_pairs(dim: int = 8, ax=None):
     )
 
 
-def plot_layout_mismatch(positions, vector_error, distances, score_error, axes=None):
+def plot_layout_mismatch(positions, vector_error, distances, score_error, axes=None, *, title: str | None = None):
     """The silent layout bug: errors when a checkpoint's layout and the code's layout disagree.
 
     Left: relative error of a rotated query ‖wrong − right‖/‖right‖ against its position (0 at position 0).
-    Right: error of the attention score against the distance m − n (0 on the diagonal m = n).
+    Right: error of the attention score against the distance m − n, the key at position 0 (0 at m = n = 0).
+    ``title``: a title over both panels (only when this function makes the figure).
     """
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(6.4, 3.0), layout="constrained")
+        fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.0), layout="constrained")
+        if title:
+            fig.suptitle(title, fontsize=11)
     left, right = axes
     left.plot(positions, vector_error, marker=".", ms=3, lw=1, color="tab:red")
-    label(left, xlabel="position m (tokens)", ylabel="relative error of R_m q", title="rotated query")
+    label(left, xlabel="position m (tokens)", ylabel="‖wrong − right‖ / ‖right‖", title="rotated query")
     right.plot(distances, score_error, marker=".", ms=3, lw=1, color="tab:red")
-    label(right, xlabel="distance m − n (positions)", ylabel="|score error| / (|q||k|)", title="attention score")
+    label(
+        right, xlabel="distance m − n (positions)", ylabel="|score error| / (|q||k|)", title="score, key at position 0"
+    )
     for a in axes:
         a.axhline(0, color="0.8", lw=0.8)
     return axes
 
 
 def plot_angle_precision(positions, errors: dict, ax=None, *, title: str = "angle error against float64"):
-    """Log-log plot of angle errors against position: one line per label in ``errors`` ({label: (T,) radians})."""
+    """Log-log plot of angle errors against position: one line per label in ``errors`` ({label: (T,) radians}).
+
+    A dotted line marks π, the largest error an angle can have once whole turns are removed: an error near it
+    means the angle is noise.
+    """
     ax = new_axes(ax)
     positions = np.asarray(positions, dtype=float)
     for (name, err), marker in zip(errors.items(), "osd^v", strict=False):
         ax.loglog(positions, np.maximum(np.asarray(err, dtype=float), 1e-12), marker=marker, ms=4, lw=1.2, label=name)
+    ax.axhline(np.pi, color="0.5", lw=0.8, ls=":", label="π (largest possible error)")
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_locator(NullLocator())
     ax.legend(fontsize=8, frameon=False)
