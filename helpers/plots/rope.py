@@ -299,8 +299,9 @@ def plot_long_range_decay(
         [same[0], chosen[0], (band, mean_line)],
         ["q = k (all ones)", f"k chosen to peak at {peak}", random_label],
         fontsize=7,
-        frameon=False,
         loc="lower right",
+        framealpha=0.85,  # readable where small D puts curves under the legend
+        edgecolor="none",
     )
     label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
     return axes
