@@ -20,7 +20,9 @@ Checkpoints (``CHECKPOINT_NAMES`` = "none", "sinusoidal", "learned", "rope", "ro
 
 Evaluation (notebook 05)::
 
-    METHODS                                  # evaluation method -> (checkpoint, how RoPE is scaled at length T)
+    METHODS                                  # evaluation method -> (checkpoint, how RoPE is scaled at length T):
+                                             # none, sinusoidal, learned, rope, window, pi, ntk, dynamic, yarn,
+                                             # pi_ft, yarn_ft ("window" = plain RoPE on L-token windows, a reference)
     load_results() -> dict                   # the stored results/results.json (see its "meta" for settings)
     results["lm"][method][str(T)]            # {"status": "ok" | "cannot run", "loss", "loss_by_bucket", "bucket_starts", "message"}
     results["passkey"][method][str(T)]       # {"status", "accuracy", "accuracy_by_depth", "depths", "message"}
@@ -28,12 +30,15 @@ Evaluation (notebook 05)::
     evaluate_all(methods=None, lengths=None) -> dict   # recompute the results from the checkpoints (< 20 s)
     evaluate_lm(method, length) / evaluate_passkey(method, length)   # one cell of the tables
     PLOTS                                    # {"loss_by_position": Path, "passkey_heatmap": Path, "learned_table": Path}
+    helpers.lab.plots                        # plot_loss_by_position(results, methods, length=T, ax=...),
+                                             # plot_passkey_heatmap(results, method, ax=...): redraw in < 1 s
     RESULTS_MD                               # Path of the write-up results/RESULTS.md
 
 Data (deterministic from a seed; no downloads)::
 
     lm_batch(batch_size, length, seed) -> (tokens (B, T) int64, targets (B, T) int64)
-    passkey_batch(keys, depths, length) -> PasskeyBatch(tokens (B, T), answer_positions (B, n_digits), keys (B, n_digits))
+    passkey_batch(keys, depths, length) -> PasskeyBatch(tokens, targets (B, T), answer_positions, keys (B, 5), depths)
+    random_keys(n, seed) -> (n, 5) int64
 
 Training (command line: ``python -m helpers.lab --help``)::
 
@@ -41,9 +46,17 @@ Training (command line: ``python -m helpers.lab --help``)::
     fine_tune(model, rope_scaling, length, steps=...) -> (TinyTransformer, TrainLog)
     RECIPES[name]                            # the exact settings (and command) that produce each shipped checkpoint
 
-Design choices (justified in each module and in ``results/RESULTS.md``): a pre-LayerNorm decoder with d_model 64,
-2 layers, 4 heads of dimension 16 (8 RoPE pairs), ~0.1 M parameters, trained at L = 64 tokens on a mixture of an
-induction-copy language-modelling task and a passkey-retrieval task; evaluated at 1×, 2×, 4× and 8× L.
+Design choices (justified in each module and in ``results/RESULTS.md``):
+
+* model: pre-LayerNorm decoder, d_model 64, 2 layers (an induction head needs two), 4 heads of dimension 16
+  (8 RoPE pairs), MLP 256: 115,968 parameters (124,160 with the 128-row learned table).
+* L = 64 tokens, so 8×L = 512 stays cheap; batch 32, 3000 steps, AdamW 3e-3, 1 torch thread (about 2 minutes).
+* RoPE base b = 500 (not 10000): it puts the slowest pair's wavelength at 2π·500^(14/16) ≈ 1440 ≈ 22·L, like LLaMA in
+  the PI paper (≈ 27·L at L = 2048) and Llama 2 in the YaRN paper (≈ 13·L at L = 4096). With b = 10000 and d_h = 16
+  it would be ≈ 310·L: the slow pairs would barely turn even at 8·L, a much easier extrapolation than the papers'.
+* fine-tunes: 400 steps at 4·L = 256 tokens with scale factor s = 4 (the papers fine-tune for 400–1000 steps).
+* data: a copy-LM task (long context lowers the loss) and a passkey task, mixed 50/50 after the first 30 % of the
+  steps (the induction head forms on the LM task first).
 """
 
 from __future__ import annotations

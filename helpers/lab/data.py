@@ -12,17 +12,23 @@ Vocabulary (``VOCAB_SIZE`` = 128 token ids)::
     13..20    FILLER   one fixed 8-token sentence, repeated ("the grass is green. the sky is blue.")
     21..127   WORDS    107 content tokens for the language-modelling task
 
-(a) Language modelling with repeated spans (:func:`lm_batch`). Each document draws its own pool of
-``N_PHRASES`` = 16 random phrases (3..6 random words each) and is the concatenation of phrases drawn uniformly from
-that pool. The first time a phrase appears its words are unpredictable (loss ln 107 ≈ 4.67 nats per token); every
-later occurrence can be copied by an induction head once its first word is seen. The further a position is into
-the document, the more phrases have already appeared, so *long context measurably lowers the loss*: a model that
-uses its whole context has a loss that falls with position, and a model that cannot attend past some distance
-stops improving there. Copy sources lie anywhere in the prefix, so at 8×L most copies span more than L tokens.
+(a) Language modelling with repeated spans (:func:`lm_document`, :func:`lm_batch`): after BOS, a document is a
+chain of segments of 8..16 words. With probability ``P_COPY`` = 0.8 a segment copies the span that starts at a
+uniformly random earlier position, otherwise it is fresh random words. A fresh word costs ln 107 ≈ 4.67 nats; a
+copied word after the first can be predicted by an induction head that finds the source. Measured on 64 documents:
+at T = 64 half of the tokens continue a bigram seen earlier in the document, at T = 512 71 %; at T = 512 the
+nearest earlier occurrence is more than L = 64 tokens back for 24 % of them (copies are copied again, so the
+nearest source is often closer than the one drawn). So *long context measurably lowers the loss*: a model cut into
+L-token windows loses every far copy (the "window" reference of :mod:`helpers.lab.evaluate`), and a model that
+cannot attend further than L stops improving there. The loss against position is the papers' perplexity-vs-context
+curve in miniature.
 
 (b) Passkey retrieval in the style of the PI and YaRN papers (:func:`passkey_batch`)::
 
-    BOS  FILLER…  KEY d1 … d5  FILLER…  QUERY d1 … d5
+    BOS  FILLER…  KEY d1 … d5  FILLER…  QUERY KEY d1 … d5
+
+(as in the papers' prompt "…The pass key is 71432. Remember it. … What is the pass key? The pass key is", the
+answer follows a repeat of the key's marker).
 
 The key (``N_DIGITS`` = 5 random digits) sits at a depth in [0, 1] of the filler (0 = right after BOS, 1 = right
 before the query). The model must produce the key after QUERY; a key counts as retrieved when the greedy prediction
@@ -45,9 +51,8 @@ BOS, KEY, QUERY = 10, 11, 12
 FILLER = tuple(range(13, 21))
 WORD_START = 21
 N_WORDS = VOCAB_SIZE - WORD_START
-N_PHRASES = 16
-PHRASE_LENGTHS = (3, 6)  # inclusive range of words per phrase
-IGNORE = -100  # target id ignored by the loss (torch's cross_entropy default ignore_index)
+SPAN_LENGTHS = (8, 16)  # inclusive range of words per segment
+P_COPY = 0.8  # probability that a segment copies an earlier span (0.5 left the induction head unformed at 3000 steps)
 
 Seed = int | tuple[int, ...]
 
@@ -75,17 +80,24 @@ def _rng(seed: Seed) -> np.random.Generator:
 
 
 def lm_document(rng: np.random.Generator, n_tokens: int) -> np.ndarray:
-    """One document of ``n_tokens`` tokens: BOS then phrases drawn uniformly from a fresh pool of N_PHRASES.
+    """One document of ``n_tokens`` tokens: BOS, then segments of SPAN_LENGTHS words each.
 
-    Returns int64 array of shape (n_tokens,).
+    Each segment is, with probability P_COPY (and once the prefix is long enough), a copy of a span that starts at
+    a uniformly random earlier position; otherwise fresh random words. Returns int64 array of shape (n_tokens,).
     """
-    lo, hi = PHRASE_LENGTHS
-    lengths = rng.integers(lo, hi + 1, size=N_PHRASES)  # (P,)
-    pool = rng.integers(WORD_START, VOCAB_SIZE, size=(N_PHRASES, hi))  # (P, max_len)
-    n_draws = n_tokens // lo + 1  # always enough phrases to fill the document
-    ids = rng.integers(0, N_PHRASES, size=n_draws)  # (n_draws,)
-    body = np.concatenate([pool[i, : lengths[i]] for i in ids])  # (>= n_tokens,)
-    return np.concatenate([[BOS], body])[:n_tokens].astype(np.int64)  # (n_tokens,)
+    lo, hi = SPAN_LENGTHS
+    doc = np.empty(n_tokens + hi, dtype=np.int64)
+    doc[0] = BOS
+    n = 1
+    while n < n_tokens:
+        span = int(rng.integers(lo, hi + 1))
+        if n - 1 >= span and rng.random() < P_COPY:
+            start = int(rng.integers(1, n - span + 1))  # uniform over the prefix (never the BOS)
+            doc[n : n + span] = doc[start : start + span]
+        else:
+            doc[n : n + span] = rng.integers(WORD_START, VOCAB_SIZE, size=span)
+        n += span
+    return doc[:n_tokens]  # (n_tokens,)
 
 
 def lm_batch(batch_size: int, length: int, seed: Seed) -> tuple[torch.Tensor, torch.Tensor]:
@@ -110,23 +122,22 @@ def random_keys(n: int, seed: Seed, n_digits: int = N_DIGITS) -> torch.Tensor:
 
 
 def min_passkey_length(n_digits: int = N_DIGITS) -> int:
-    """Shortest passkey input: BOS KEY d… QUERY d… needs T + 1 >= 2·n_digits + 3 tokens, i.e. T >= 2·n_digits + 2."""
-    return 2 * n_digits + 2
+    """Shortest passkey input: BOS KEY d… QUERY KEY d… needs T + 1 >= 2·n_digits + 4 tokens, i.e. T >= 2·n_digits + 3."""
+    return 2 * n_digits + 3
 
 
 def passkey_document(key: np.ndarray, depth: float, n_tokens: int) -> np.ndarray:
-    """BOS, filler, KEY + key, filler, QUERY + key: ``n_tokens`` tokens, the key block at ``depth`` of the filler.
+    """BOS, filler, KEY + key, filler, QUERY KEY + key: ``n_tokens`` tokens, the key block at ``depth`` of the filler.
 
-    filler length F = n_tokens − 2·n_digits − 3; the key block starts after round(depth·F) filler tokens and the
+    filler length F = n_tokens − 2·n_digits − 4; the key block starts after round(depth·F) filler tokens and the
     filler continues where it stopped, so the filler reads the same whatever the depth. Returns (n_tokens,) int64.
     """
     n = len(key)
-    filler_len = n_tokens - 2 * n - 3
+    filler_len = n_tokens - 2 * n - 4
     before = int(round(depth * filler_len))
     stream = np.resize(np.array(FILLER), filler_len)  # (F,) the sentence repeated
-    return np.concatenate([[BOS], stream[:before], [KEY], key, stream[before:], [QUERY], key]).astype(
-        np.int64
-    )  # (n_tokens,)
+    parts = [[BOS], stream[:before], [KEY], key, stream[before:], [QUERY, KEY], key]
+    return np.concatenate(parts).astype(np.int64)  # (n_tokens,)
 
 
 def passkey_batch(keys: torch.Tensor, depths, length: int) -> PasskeyBatch:

@@ -183,16 +183,22 @@ class TinyTransformer(nn.Module):
         self._sinusoid_cache: dict[int, torch.Tensor] = {}
 
     def _init_weights(self) -> None:
-        """GPT-2 style: linear weights N(0, 0.02²), residual output projections N(0, (0.02/√(2·n_layers))²);
-        token embeddings N(0, 1/d) so that √d·E has unit scale, like the sinusoidal table (Vaswani §3.4)."""
+        """Unit-scale residual stream: token embeddings N(0, 1/d), multiplied by √d in ``forward`` (Vaswani §3.4), so
+        each coordinate has variance 1 like the sinusoidal table; linear weights N(0, 1/fan_in) (LeCun), residual
+        output projections additionally divided by √(2·n_layers) (GPT-2). With GPT-2's N(0, 0.02²) weights on these
+        unit-scale embeddings the attention outputs start at about 1 % of the residual stream, and in our trials (with
+        P_COPY = 0.5) no induction head had formed after 3000 steps; with this init and P_COPY = 0.8 it forms after
+        about 700 steps."""
         for name, p in self.named_parameters():
             if name.startswith("position_embedding"):
                 continue  # LearnedPositionalEmbedding initialises itself from its own seed
             if name == "token_embedding.weight":
                 nn.init.normal_(p, std=self.config.d_model**-0.5)
             elif p.ndim == 2:
-                residual = name.endswith("attn.out.weight") or name.endswith("mlp.2.weight")
-                nn.init.normal_(p, std=0.02 / math.sqrt(2 * self.config.n_layers) if residual else 0.02)
+                std = p.shape[1] ** -0.5
+                if name.endswith("attn.out.weight") or name.endswith("mlp.2.weight"):
+                    std /= math.sqrt(2 * self.config.n_layers)
+                nn.init.normal_(p, std=std)
             elif name.endswith("bias"):
                 nn.init.zeros_(p)
 
