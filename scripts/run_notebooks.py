@@ -53,7 +53,7 @@ def merge_streams(outputs: list) -> list:
     return merged
 
 
-def run(path: Path, timeout: int = 600) -> float:
+def run(path: Path, timeout: int = 300) -> float:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
