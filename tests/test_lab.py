@@ -334,8 +334,8 @@ def test_cli_help_and_bad_arguments_exit_nonzero():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["evaluate", "--lengths", "0"], "must be an integer >= 1, got 0"),
-        (["evaluate", "--lengths", "ten"], "must be an integer >= 1, got 'ten'"),
+        (["evaluate", "--lengths", "8"], "must be an integer >= 16 (tokens), got 8"),
+        (["evaluate", "--lengths", "ten"], "must be an integer >= 16 (tokens), got 'ten'"),
         (["evaluate", "--methods", "alibi"], "invalid choice: 'alibi'"),
         (["train", "rope", "--steps", "-3"], "must be an integer >= 1, got -3"),
         (["fly"], "invalid choice: 'fly'"),

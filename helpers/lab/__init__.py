@@ -25,10 +25,12 @@ Evaluation (notebook 05)::
                                              # pi_ft, yarn_ft ("window" = plain RoPE on L-token windows, a reference)
     load_results() -> dict                   # the stored results/results.json (see its "meta" for settings)
     results["lm"][method][str(T)]            # {"status": "ok" | "cannot run", "loss", "loss_by_bucket", "bucket_starts", "message"}
-    results["passkey"][method][str(T)]       # {"status", "accuracy", "accuracy_by_depth", "depths", "message"}
+    results["passkey"][method][str(T)]       # {"status", "accuracy", "accuracy_by_depth", "depths", "digit_accuracy"}
+    results["previous_token_attention"][method][str(T)]  # {"status", "by_head", "max"}: layer-0 weight on t−1
     results["training"][checkpoint]          # steps, seconds, final loss, command
     evaluate_all(methods=None, lengths=None) -> dict   # recompute the results from the checkpoints (< 20 s)
     evaluate_lm(method, length) / evaluate_passkey(method, length)   # one cell of the tables
+    previous_token_attention(method, length)  # the diagnostic: how sharp the previous-token head stays
     PLOTS                                    # {"loss_by_position": Path, "passkey_heatmap": Path, "learned_table": Path}
     helpers.lab.plots                        # plot_loss_by_position(results, methods, length=T, ax=...),
                                              # plot_passkey_heatmap(results, method, ax=...): redraw in < 1 s
@@ -82,6 +84,7 @@ from helpers.lab.evaluate import (
     learned_table,
     load_results,
     position_similarity,
+    previous_token_attention,
 )
 from helpers.lab.model import LabConfig, TinyTransformer
 from helpers.lab.train import (
@@ -123,6 +126,7 @@ __all__ = [
     "load_results",
     "passkey_batch",
     "position_similarity",
+    "previous_token_attention",
     "random_keys",
     "save_checkpoint",
     "train_model",

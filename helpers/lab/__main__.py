@@ -43,6 +43,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def length_arg(text: str) -> int:
+    """argparse type: an evaluation length in tokens, an integer >= 16."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 16 (tokens), got {text!r}") from None
+    if value < 16:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 16 (tokens), got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from helpers.lab.evaluate import METHODS
 
@@ -84,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--lengths",
         nargs="+",
-        type=positive_int,
+        type=length_arg,
         default=None,
         help="evaluation lengths in tokens (default: 64 128 256 512)",
     )
