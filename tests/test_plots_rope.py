@@ -11,10 +11,12 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.figure import Figure
 
 from helpers import rope as R
 from helpers.plots import rope as P
 from helpers.widgets import rope as WR
+from helpers.widgets._common import png_bytes
 
 
 @pytest.fixture(autouse=True)
@@ -238,6 +240,75 @@ def test_draw_decay_reflects_dim_base_and_peak():
     _, p3 = data(dim=64, base=10000.0, peak=500)
     assert not np.allclose(b0, b1) and not np.allclose(b0, b2)
     assert np.argmax(p0) == 300 and np.argmax(p3) == 500
+
+
+PANELS = [  # (panel, draw function, figure layout, extreme settings of its sliders)
+    (WR.rotation_panel, WR.draw_rotation, WR.ROTATION_LAYOUT, [{"m": 12, "n": 12, "theta": 1.5}, {"m": 0, "n": 12}]),
+    (
+        WR.wavelength_panel,
+        WR.draw_wavelengths,
+        WR.WAVELENGTH_LAYOUT,
+        [{"dim": 256, "base": 1e7}, {"dim": 8, "base": 100}],
+    ),
+    (
+        WR.decay_panel,
+        WR.draw_decay,
+        WR.DECAY_LAYOUT,
+        [{"dim": 256, "base": 1e7, "peak": 1000}, {"dim": 8, "base": 100}],
+    ),
+]
+
+
+def _panel_png(draw, layout, **values):
+    """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
+    fig = Figure(figsize=layout[0], dpi=WR.DPI)
+    draw(**values, fig=fig)
+    return fig, png_bytes(fig, dpi=WR.DPI)
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "extremes"), PANELS)
+def test_every_control_changes_the_panel_image(make_panel, draw, layout, extremes):
+    controls = {c.description: c for c in _controls(make_panel()).values()}
+    names = list(controls)
+    defaults = {_kw(draw, d): c.value for d, c in controls.items()}
+    _, base_png = _panel_png(draw, layout, **defaults)
+    for desc in names:
+        c = controls[desc]
+        moved = c.max if c.value != c.max else c.min
+        _, png = _panel_png(draw, layout, **{**defaults, _kw(draw, desc): moved})
+        assert png != base_png, f"moving {desc!r} to {moved} did not change the picture"
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "extremes"), PANELS)
+def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, extremes):
+    """Panels are shown at their own size (no tight bounding box): labels must fit the fixed margins."""
+    for values in [{}, *extremes]:
+        fig, _ = _panel_png(draw, layout, **values)
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            box = ax.get_tightbbox(renderer)
+            assert box.x0 >= -1 and box.y0 >= -1, (draw.__name__, values, box)
+            assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, (draw.__name__, values, box)
+
+
+def test_draw_functions_draw_on_the_figure_they_are_given():
+    fig = Figure(figsize=WR.DECAY_LAYOUT[0])
+    top, bottom = WR.draw_decay(64, 1e4, 100, fig=fig)
+    assert top.figure is fig and bottom.figure is fig and len(fig.axes) == 2
+    fig = Figure()
+    assert WR.draw_rotation(fig=fig).figure is fig and WR.draw_wavelengths(fig=Figure()).figure is not fig
+
+
+def _kw(draw, description):
+    """The keyword of ``draw`` that a slider with this description sets."""
+    return {
+        "query position m (tokens)": "m",
+        "key position n (tokens)": "n",
+        "θ (rad per position)": "theta",
+        "head dim D (dimensions)": "dim",
+        "base (log scale)": "base",
+        "peak of chosen k (positions)": "peak",
+    }[description]
 
 
 def _controls(box):
