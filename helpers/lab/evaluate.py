@@ -16,8 +16,8 @@ ntk             rope           zero-shot static NTK-aware: ``{"rope_type": "ntk"
 dynamic         rope           zero-shot dynamic NTK: ``{"rope_type": "dynamic", "factor": 1}``, see below
 yarn            rope           zero-shot YaRN with its attention factor 0.1·ln s + 1:
                                ``{"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L}``
-pi_ft           rope_pi_ft     fine-tuned 200 steps at 4L with linear factor 4; always runs with factor 4
-yarn_ft         rope_yarn_ft   fine-tuned 200 steps at 4L with YaRN factor 4; always runs with factor 4
+pi_ft           rope_pi_ft     fine-tuned 400 steps at 4L with linear factor 4; always runs with factor 4
+yarn_ft         rope_yarn_ft   fine-tuned 400 steps at 4L with YaRN factor 4;   always runs with factor 4
 ==============  =============  ===========================================================================
 
 Dynamic NTK recomputes the base from the current length l: b' = b·(s·l/L − (s − 1))^(d/(d−2)) (HF), and with

@@ -7,7 +7,12 @@ update is 0 for a parameter entry whose gradient has always been 0). Loss: mean 
 
 Reproducibility: batch k of a run with seed s is ``training_batch(B, T, (s, k))``, the model is initialised from
 ``config.seed``, and training runs with a fixed number of threads; the same command gives the same checkpoint up to
-floating-point summation order (bit-identical on the same machine and thread count).
+floating-point summation order (bit-identical on the same machine and thread count: re-training ``rope`` reproduced
+the shipped ``rope.pt`` exactly).
+
+Recipes (:data:`RECIPES`): the four pre-trainings run 3000 steps of batch 32 at L = 64 (language modelling only for
+the first 30 %, then half passkey rows); the two fine-tunes start from ``rope`` and run 400 steps of batch 16 at
+4·L = 256 with scale factor 4, PI (``linear``) or YaRN.
 
 Checkpoints are two files: ``<name>.pt`` holds the float32 ``state_dict`` (tensors only; loaded with
 ``torch.load(weights_only=True)``) and ``<name>.json`` holds the config, the recipe, the exact command that
