@@ -13,6 +13,20 @@ from matplotlib.figure import Figure
 
 ZERO_SHOT = ("rope", "pi", "ntk", "dynamic", "yarn")
 BASELINES = ("window", "none", "sinusoidal", "learned", "rope", "pi_ft", "yarn_ft")
+#: One colour per method, the same in every panel.
+COLORS = {
+    "rope": "tab:red",
+    "pi": "tab:orange",
+    "ntk": "tab:green",
+    "dynamic": "tab:olive",
+    "yarn": "tab:purple",
+    "none": "tab:blue",
+    "sinusoidal": "tab:cyan",
+    "learned": "tab:gray",
+    "pi_ft": "tab:brown",
+    "yarn_ft": "tab:pink",
+    "window": "0.5",
+}
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axes:
@@ -40,7 +54,8 @@ def plot_loss_by_position(
             ax.plot([], [], ls="none", label=f"{label}: cannot run at {length}")
             continue
         centers = np.asarray(cell["bucket_starts"]) + meta["bucket"] / 2
-        style = {"color": "0.5", "ls": ":", "lw": 1.0} if m == "window" else {"marker": ".", "ms": 3, "lw": 1.2}
+        style = {"ls": ":", "lw": 1.0} if m == "window" else {"marker": ".", "ms": 3, "lw": 1.2}
+        style["color"] = COLORS.get(m)
         ax.plot(centers, cell["loss_by_bucket"], label=label, **style)
     for x, text in ((train_len, "L"), (4 * train_len, "4L")):
         if x < length:
@@ -49,7 +64,7 @@ def plot_loss_by_position(
     ax.set_xlabel("position (tokens)")
     ax.set_ylabel("next-token loss (nats)")
     ax.set_title(f"Copy-LM loss by position, evaluated at T = {length}")
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="best", framealpha=0.9)
     return ax
 
 
