@@ -465,13 +465,15 @@ def plot_metric_curves(
     ylabel: str,
     title: str,
     logy: bool = False,
+    legend: bool = True,
     ax=None,
 ):
     """One line per method for a measured quantity (loss against position, passkey accuracy against length, …).
 
     ``curves``: {method name: (x values, y values)}; names found in :data:`METHOD_STYLE` (or starting with one of
     them, e.g. "YaRN + fine-tune") get the chapter's colours; names containing "fine-tune" are drawn dashed.
-    A dotted vertical line marks the training length L.
+    A dotted vertical line marks the training length L. ``legend=False`` leaves the legend to the caller (e.g. one
+    shared figure legend for two panels).
     """
     ax = new_axes(ax)
     for name, (x, y) in curves.items():
@@ -483,5 +485,6 @@ def plot_metric_curves(
         ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     if logy:
         ax.set_yscale("log")
-    ax.legend(fontsize=7, ncol=2)
+    if legend:
+        ax.legend(fontsize=7, ncol=2)
     return _label(ax, xlabel=xlabel, ylabel=ylabel, title=title)
