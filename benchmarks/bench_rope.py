@@ -36,11 +36,23 @@ def hf_rotate_half(x, cos_full, sin_full):
     return x * cos_full + rotate_half(x) * sin_full
 
 
+def half_split_formula(x, cos, sin):
+    """The half-split rotation written plainly (for torch.compile to fuse into one pass)."""
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", type=int, nargs=4, default=[4, 8, 2048, 64], metavar=("B", "H", "T", "D"))
     parser.add_argument("--repeats", type=int, default=101)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="also time torch.compile'd (fused) half-split rotation; needs a C++ compiler, compiles for ~10-40 s",
+    )
     args = parser.parse_args(argv)
     b, h, t, d = args.shape
     x = torch.randn(b, h, t, d, generator=torch.Generator().manual_seed(0))  # (B, H, T, D) float32
@@ -54,12 +66,21 @@ def main(argv=None) -> None:
         "helpers.apply_rope interleaved": lambda: apply_rope(x, cos, sin, layout="interleaved"),
         "helpers.apply_rope half_split": lambda: apply_rope(x, cos, sin, layout="half_split"),
     }
+    if args.compile:
+        t0 = time.perf_counter()
+        fused = torch.compile(half_split_formula, dynamic=False)
+        fused(x, cos, sin)
+        print(f"torch.compile of the half-split formula: {time.perf_counter() - t0:.1f} s to compile")
+        variants["torch.compile(half-split formula)"] = lambda: fused(x, cos, sin)
     # Correctness first: a fast wrong answer is worthless.
     ref = chapter_stack_flatten(x, cos, sin)
     torch.testing.assert_close(variants["helpers.apply_rope interleaved"](), ref)
     perm = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])
     torch.testing.assert_close(variants["helpers.apply_rope half_split"](), hf_rotate_half(x, cos_full, sin_full))
     torch.testing.assert_close(apply_rope(x[..., perm].contiguous(), cos, sin, layout="half_split"), ref[..., perm])
+    for name, fn in variants.items():
+        if "half" in name and "HF" not in name:
+            torch.testing.assert_close(fn(), hf_rotate_half(x, cos_full, sin_full))
 
     times = {name: [] for name in variants}
     for i in range(args.warmup + args.repeats):
