@@ -258,3 +258,95 @@ def test_still_out_of_range_against_interval_check():
     )
     with pytest.raises(ValueError, match="same shape"):
         P.still_out_of_range(theta, theta[:-1], length, target)
+
+
+# --------------------------------------------------------------------------- panels as shown (figure_panel)
+PANELS = [  # (panel, draw function, figure layout, {slider description: keyword}, extreme settings)
+    (
+        WX.problem_panel,
+        WX.draw_problem,
+        WX.SINGLE_LAYOUT,
+        {
+            "training length L (tokens)": "train_len",
+            "target length L′ (tokens)": "target_len",
+            "base b": "base",
+            "head dimension D": "dim",
+        },
+        [{"train_len": 8192, "target_len": 256, "base": 1e7, "dim": 256}, {"train_len": 128, "target_len": 65536}],
+    ),
+    (
+        WX.ntk_panel,
+        WX.draw_ntk,
+        WX.SINGLE_LAYOUT,
+        {"scale factor s (×)": "factor", "head dimension D": "dim"},
+        [{"factor": 32.0, "dim": 4}, {"factor": 1.0, "dim": 256}],
+    ),
+    (
+        WX.yarn_panel,
+        WX.draw_yarn,
+        WX.YARN_LAYOUT,
+        {"scale factor s (×)": "factor", "original context L (tokens)": "train_len", "β_fast (turns)": "beta_fast"},
+        [{"factor": 64.0, "train_len": 32768, "beta_fast": 128.0}, {"factor": 1.0, "train_len": 512, "beta_fast": 2.0}],
+    ),
+    (
+        WX.methods_panel,
+        WX.draw_methods,
+        WX.METHODS_LAYOUT,
+        {"scale factor s (×)": "factor", "highlight": "highlight"},
+        [{"factor": 32.0, "highlight": "Llama 3.1"}, {"factor": 1.0, "highlight": "PI"}],
+    ),
+]
+
+
+def _panel_png(draw, layout, **values):
+    """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
+    from matplotlib.figure import Figure
+
+    from helpers.widgets._common import png_bytes
+
+    fig = Figure(figsize=layout[0], dpi=WX.DPI)
+    draw(**values, fig=fig)
+    return fig, png_bytes(fig, dpi=WX.DPI)
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "keywords", "extremes"), PANELS)
+def test_every_control_changes_the_panel_image(make_panel, draw, layout, keywords, extremes):
+    controls = {c.description: c for c in _controls(make_panel())}
+    assert set(controls) == set(keywords)
+    defaults = {keywords[d]: c.value for d, c in controls.items()}
+    _, base_png = _panel_png(draw, layout, **defaults)
+    for desc, c in controls.items():
+        if isinstance(c, W.Dropdown):
+            moved = next(o for o in c.options if o != c.value)
+        else:
+            moved = c.max if c.value != c.max else c.min
+        _, png = _panel_png(draw, layout, **{**defaults, keywords[desc]: moved})
+        assert png != base_png, f"moving {desc!r} to {moved} did not change the picture"
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "keywords", "extremes"), PANELS)
+def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, keywords, extremes):
+    """Panels are shown at their own size (no tight bounding box): labels must fit the fixed margins."""
+    for values in [{}, *extremes]:
+        fig, _ = _panel_png(draw, layout, **values)
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            box = ax.get_tightbbox(renderer)
+            assert box.x0 >= -1 and box.y0 >= -1, (draw.__name__, values, box)
+            assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, (draw.__name__, values, box)
+
+
+def test_draw_functions_draw_on_the_figure_they_are_given():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=WX.YARN_LAYOUT[0])
+    assert WX.draw_yarn(fig=fig) is fig and len(fig.axes) == 2
+    fig = Figure(figsize=WX.METHODS_LAYOUT[0])
+    assert WX.draw_methods(fig=fig) is fig and len(fig.axes) == 2
+    assert WX.draw_problem(fig=Figure()).axes and WX.draw_ntk(fig=Figure()).axes
+    # one legend names every method on the left; the right panel reuses its colours
+    fig = WX.draw_methods(8.0, "Llama 3.1", fig=Figure(figsize=WX.METHODS_LAYOUT[0]))
+    left, right = fig.axes
+    assert len(left.get_legend().get_texts()) == len(WX.METHODS_SHOWN) - 1 and right.get_legend() is None
+    colours = {line.get_color() for line in right.get_lines()}
+    assert P.METHOD_STYLE["Llama 3.1"]["color"] in colours

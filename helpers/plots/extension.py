@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from helpers import scaling
 from helpers._checks import check_dim, check_int, check_positive
@@ -47,6 +47,12 @@ def _plain_log_axis(axis) -> None:
 
 def _plain_number(value: float, _pos=None) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+
+
+def _pair_ticks(n_pairs: int) -> np.ndarray:
+    """About four round pair indices (0, 16, 32, 48 for 64 pairs): few tick labels to build on each redraw."""
+    step = 2 ** max(0, math.floor(math.log2(max(n_pairs, 1) / 4)))
+    return np.arange(0, n_pairs, step)
 
 
 def _style(name: str) -> dict:
@@ -291,12 +297,16 @@ def plot_yarn_ramp(
     *,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
+    legend: bool = True,
     ax=None,
 ):
     """YaRN's extrapolation weight γ_i per pair: the released code's ramp (linear in i) and the paper's (linear in r).
 
     γ = 1: the pair is kept (it turns more than β_fast times within L); γ = 0: divided by s like PI (fewer than
-    β_slow turns). The top axis labels show r_i = L/λ_i at a few pairs.
+    β_slow turns). Each x tick label also shows r_i = L/λ_i, the pair's turns within L (one axis instead of a
+    secondary top axis: half the ticks to build on every slider move). The code ramp has YaRN's colour and the paper
+    ramp the colour of "YaRN (paper ramp)" in :data:`METHOD_STYLE`, so ``legend=False`` can leave the naming to a
+    neighbouring panel's legend.
     """
     ax = new_axes(ax)
     code = scaling.yarn_ramp(dim, base, train_len, kind="code", beta_fast=beta_fast, beta_slow=beta_slow)
@@ -311,13 +321,12 @@ def plot_yarn_ramp(
             ax.axvline(x, color="grey", lw=0.8, ls=":")
             ax.text(x, 0.5, f" r = {n_rot:g}\n ({txt})", fontsize=7, color="grey")
     ax.set_ylim(-0.05, 1.05)
-    ax.legend(fontsize=7, loc="lower left")
-    top = ax.secondary_xaxis("top")
-    ticks = i[:: max(1, code.size // 6)]
-    top.set_xticks(ticks)
-    top.set_xticklabels([f"{v:.3g}" for v in r[ticks]], fontsize=7)
-    top.set_xlabel("r_i = L/λ_i (turns within L)", fontsize=8)
-    return _label(ax, xlabel="pair index i", ylabel="extrapolation weight γ_i", title=None)
+    ax.set_yticks([0.0, 0.5, 1.0])
+    if legend:
+        ax.legend(fontsize=7, loc="lower left")
+    ticks = _pair_ticks(code.size)
+    ax.set_xticks(ticks, [f"{k}\nr={v:.3g}" for k, v in zip(ticks, r[ticks], strict=True)], fontsize=7)
+    return _label(ax, xlabel="pair index i  (r = L/λ_i: turns within L)", ylabel="extrapolation weight γ_i", title=None)
 
 
 def plot_yarn_entropy(
@@ -394,6 +403,7 @@ def plot_frequency_ratios(
         ax.axhline(1 / factor, color="grey", lw=0.8, ls=":")
         _ratio_ticks(ax, factor)
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(_pair_ticks(reference.size))
     ax.legend(fontsize=7, loc="center left")
     return _label(ax, xlabel="pair index i (0 = fastest)", ylabel="θ′_i / θ_i", title="Frequency change per pair")
 
@@ -404,12 +414,14 @@ def plot_score_vs_distance(
     max_distance: int,
     *,
     highlight: str | None = None,
+    legend: bool = True,
     ax=None,
 ):
     """Score of q = k = 1 (a²·mean cos(Δθ′_i)) against distance Δ for each method, log-spaced Δ from 1 to max.
 
     The original curve is solid up to L (trained) and dotted after (extrapolated). ``methods``: as returned by
-    :func:`extension_methods`. The YaRN curves include the attention factor a².
+    :func:`extension_methods`. The YaRN curves include the attention factor a². ``legend=False`` leaves the legend
+    to the caller (e.g. a neighbouring panel that already names every method in the same colours).
     """
     ax = new_axes(ax)
     dist = np.unique(np.geomspace(1, max_distance, 300).astype(int))  # (N,)
@@ -424,7 +436,10 @@ def plot_score_vs_distance(
         else:
             ax.semilogx(dist, y, color=st["color"], ls=st["ls"], lw=lw, alpha=alpha, label=name)
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
-    ax.legend(fontsize=7, ncol=2)
+    ax.yaxis.set_major_locator(MaxNLocator(4))
+    ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view, nothing more
+    if legend:
+        ax.legend(fontsize=7, ncol=2, loc="upper right")  # a fixed place: "best" searches every line's 300 points
     _plain_log_axis(ax.xaxis)
     return _label(
         ax,

@@ -1,8 +1,12 @@
 """Slider panels for notebook 05 (RoPE length extension).
 
-Each panel is built from :mod:`helpers.widgets._common`; its redraw function (``draw_*``) is a plain module-level
-function that draws one small figure with :mod:`helpers.plots.extension` and returns it, so tests can call it
-without a browser. Only ipywidgets APIs present in both 7.7 (Colab) and 8 are used.
+Each ``draw_*`` is a plain module-level function (the tests call it) that draws one small figure with
+:mod:`helpers.plots.extension` and returns it: on a new pyplot figure by default (the notebook's static cells), or on
+the ``fig`` it is given. The panels keep one figure and show it as a PNG at its own size
+(:func:`helpers.widgets._common.figure_panel`), which skips the inline backend's tight bounding box and the creation
+of a new figure on every slider move. Fixed margins (no layout engine re-measuring every label) keep every label
+inside the figure, so both routes give the same picture. Only ipywidgets APIs present in both 7.7 (Colab) and 8 are
+used.
 """
 
 from __future__ import annotations
@@ -12,25 +16,50 @@ import matplotlib.pyplot as plt
 
 from helpers import scaling
 from helpers.plots import extension as P
-from helpers.widgets._common import STYLE, float_slider, int_slider, log_slider, panel
+from helpers.widgets._common import STYLE, figure_panel, float_slider, int_slider, log_slider
 
-_FIG = (6.0, 3.2)
-_FIG_WIDE = (9.0, 3.3)
+DPI = 100  # the inline backend's resolution, so a panel looks like the static figure next to it
+
+#: Figure size (inches) and fixed margins (left, bottom, right, top, wspace) of each panel's figure.
+SINGLE_LAYOUT = ((6.0, 3.2), (0.145, 0.15, 0.97, 0.9, 0.0))
+YARN_LAYOUT = ((9.0, 3.4), (0.075, 0.21, 0.985, 0.91, 0.3))
+METHODS_LAYOUT = ((9.0, 3.3), (0.075, 0.14, 0.985, 0.91, 0.3))
 
 
-def _fig(size=_FIG, ncols: int = 1):
-    """A small figure with fixed margins: constrained layout would re-measure every tick label on each redraw
-    (about half of the redraw time), and the panels' labels do not change size much."""
-    fig, axes = plt.subplots(1, ncols, figsize=size)
-    fig.subplots_adjust(left=0.11 if ncols == 1 else 0.08, right=0.98, bottom=0.15, top=0.86, wspace=0.28)
+def _fixed_axes(layout, ncols: int = 1, fig=None):
+    """Axes at fixed margins on ``fig`` (or on a new pyplot figure): no layout engine to measure every label."""
+    figsize, (left, bottom, right, top, wspace) = layout
+    if fig is None:
+        fig = plt.figure(figsize=figsize)
+    axes = fig.subplots(1, ncols)
+    fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top, wspace=wspace)
     return fig, axes
 
 
+def _title(ax, text: str) -> None:
+    """A 9-pt title at a fixed height: an automatic title position measures the axes' tick labels on every draw."""
+    ax.set_title(text, fontsize=9, y=1.0, pad=4)
+
+
+def _into(draw):
+    """Adapt ``draw(**values, fig=...)`` to figure_panel's ``draw_into(fig, **values)``."""
+
+    def draw_into(fig, **values):
+        draw(**values, fig=fig)
+
+    return draw_into
+
+
+def _figure_panel(draw, controls, layout, columns: int = 2) -> W.VBox:
+    return figure_panel(_into(draw), controls, figsize=layout[0], dpi=DPI, columns=columns)
+
+
 # --------------------------------------------------------------------------- section 1
-def draw_problem(train_len: int = 2048, target_len: int = 8192, base: float = 10000.0, dim: int = 128):
+def draw_problem(train_len: int = 2048, target_len: int = 8192, base: float = 10000.0, dim: int = 128, *, fig=None):
     """Largest trained angle L·θ_i against the angle needed at L′, per pair (:func:`plots.extension.plot_angle_range`)."""
-    fig, ax = _fig()
+    fig, ax = _fixed_axes(SINGLE_LAYOUT, fig=fig)
     P.plot_angle_range(dim, base, train_len, target_len, ax=ax)
+    _title(ax, ax.get_title())
     return fig
 
 
@@ -42,14 +71,15 @@ def problem_panel() -> W.VBox:
         "base": log_slider("base b", 10000.0, 2, 7, 0.1),
         "dim": int_slider("head dimension D", 128, 8, 256, 8),
     }
-    return panel(draw_problem, controls, columns=2)
+    return _figure_panel(draw_problem, controls, SINGLE_LAYOUT)
 
 
 # --------------------------------------------------------------------------- section 3
-def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0):
+def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0, *, fig=None):
     """Per-pair slowdown under PI, NTK-aware and the chapter's b·s (:func:`plots.extension.plot_slowdown`)."""
-    fig, ax = _fig()
+    fig, ax = _fixed_axes(SINGLE_LAYOUT, fig=fig)
     P.plot_slowdown(dim, base, factor, ax=ax)
+    _title(ax, ax.get_title())
     return fig
 
 
@@ -59,17 +89,27 @@ def ntk_panel() -> W.VBox:
         "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f"),
         "dim": int_slider("head dimension D", 128, 4, 256, 2),
     }
-    return panel(draw_ntk, controls, columns=2)
+    return _figure_panel(draw_ntk, controls, SINGLE_LAYOUT)
 
 
 # --------------------------------------------------------------------------- section 5
 def draw_yarn(
-    factor: float = 8.0, train_len: int = 4096, beta_fast: float = 32.0, dim: int = 128, base: float = 10000.0
+    factor: float = 8.0,
+    train_len: int = 4096,
+    beta_fast: float = 32.0,
+    dim: int = 128,
+    base: float = 10000.0,
+    *,
+    fig=None,
 ):
-    """Left: YaRN's ramp (code and paper). Right: θ′_i/θ_i for YaRN against PI and NTK-aware at the same s."""
-    fig, (ax0, ax1) = _fig(_FIG_WIDE, 2)
-    P.plot_yarn_ramp(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0, ax=ax0)
-    ax0.set_title(f"Ramp, L = {train_len}, β_fast = {beta_fast:g}", fontsize=9)
+    """Left: YaRN's ramp (code and paper). Right: θ′_i/θ_i for YaRN against PI and NTK-aware at the same s.
+
+    One legend (right) names the curves of both panels; the left title says which ramp is which.
+    """
+    fig, (ax0, ax1) = _fixed_axes(YARN_LAYOUT, 2, fig=fig)
+    # One legend (right) serves both panels: the ramps have the colours of "YaRN" (code) and "YaRN (paper ramp)".
+    P.plot_yarn_ramp(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0, legend=False, ax=ax0)
+    _title(ax0, "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)")
 
     theta = scaling.default_inv_freq(dim, base)[0]
     curves = {
@@ -79,7 +119,7 @@ def draw_yarn(
         "YaRN (paper ramp)": scaling.yarn_paper_inv_freq(dim, base, factor, train_len, beta=beta_fast)[0],
     }
     P.plot_frequency_ratios(curves, theta, factor=factor, highlight="YaRN", ax=ax1)
-    ax1.set_title(f"θ′/θ at s = {factor:g}", fontsize=9)
+    _title(ax1, f"θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}")
     return fig
 
 
@@ -93,7 +133,7 @@ def yarn_panel() -> W.VBox:
         "train_len": int_slider("original context L (tokens)", 4096, 512, 32768, 512, heavy=True),
         "beta_fast": float_slider("β_fast (turns)", 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
     }
-    return panel(draw_yarn, controls, columns=2)
+    return _figure_panel(draw_yarn, controls, YARN_LAYOUT)
 
 
 # --------------------------------------------------------------------------- section 7
@@ -101,21 +141,31 @@ METHODS_SHOWN = ("original", "PI", "NTK-aware", "chapter's NTK (b·s)", "YaRN", 
 
 
 def draw_methods(
-    factor: float = 4.0, highlight: str = "YaRN", dim: int = 64, base: float = 10000.0, train_len: int = 1024
+    factor: float = 4.0,
+    highlight: str = "YaRN",
+    dim: int = 64,
+    base: float = 10000.0,
+    train_len: int = 1024,
+    *,
+    fig=None,
 ):
     """Left: θ′_i/θ_i for every method. Right: score of q = k = 1 against distance up to s·L under each method."""
-    fig, (ax0, ax1) = _fig(_FIG_WIDE, 2)
+    fig, (ax0, ax1) = _fixed_axes(METHODS_LAYOUT, 2, fig=fig)
     methods = P.extension_methods(dim, base, factor, train_len, methods=METHODS_SHOWN)
     theta = methods["original"][0]
     P.plot_frequency_ratios(
         {k: v[0] for k, v in methods.items() if k != "original"}, theta, factor=factor, highlight=highlight, ax=ax0
     )
-    ax0.set_title(f"θ′/θ per pair, s = {factor:g}", fontsize=9)
+    _title(ax0, f"θ′/θ per pair, s = {factor:g}")
     shown = {k: methods[k] for k in ("original", "PI", "NTK-aware", "YaRN") if k in methods}
     if highlight not in shown:
         shown[highlight] = methods[highlight]
-    P.plot_score_vs_distance(shown, train_len, max(int(factor * train_len), 2), highlight=highlight, ax=ax1)
-    ax1.set_title(f"Score vs distance, L = {train_len}, D = {dim}", fontsize=9)
+    # One legend (left) names every method; the right panel uses the same colours, so it needs none (legends are
+    # the costliest artists of a redraw). Black is the original, dotted past L.
+    P.plot_score_vs_distance(
+        shown, train_len, max(int(factor * train_len), 2), highlight=highlight, legend=False, ax=ax1
+    )
+    _title(ax1, f"Score vs distance, L = {train_len} (black: original)")
     return fig
 
 
@@ -127,4 +177,4 @@ def methods_panel() -> W.VBox:
             options=[m for m in METHODS_SHOWN if m != "original"], value="YaRN", description="highlight", style=STYLE
         ),
     }
-    return panel(draw_methods, controls, columns=2)
+    return _figure_panel(draw_methods, controls, METHODS_LAYOUT)
