@@ -2,17 +2,23 @@
 
 Every plotting function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. Tables come in as
 arrays of shape (max_seq_len, d_model) (numpy or torch; torch tensors are detached and converted here).
-The two small computations the figures share, :func:`cosine_similarity_matrix` and :func:`row_distance`,
-are public so that the notebook and the tests can check them.
+The small computations the figures share (:func:`cosine_similarity_matrix`, :func:`row_distance`,
+:func:`position_tables`) are public so that the notebook and the tests can check them.
+
+Speed: the figures behind sliders (:func:`plot_row_gradients`, :func:`plot_position_comparison`) set their titles at
+a fixed height (``y=1.0``: matplotlib then skips measuring the tick labels to place them) and keep few ticks, so a
+redraw stays near a tenth of a second (:mod:`helpers.widgets.learned`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.ticker import FixedLocator, MaxNLocator
 
 from helpers.plots._style import label, new_axes
 
@@ -32,14 +38,18 @@ def _as_table(table, name: str = "table") -> np.ndarray:
     return arr
 
 
+def _unit_rows(t: np.ndarray) -> np.ndarray:
+    """Every row of ``t`` (T, d) divided by its norm; a zero row stays zero (it has no direction)."""
+    norms = np.linalg.norm(t, axis=1, keepdims=True)  # (T, 1)
+    return np.divide(t, norms, out=np.zeros_like(t), where=norms > 0)  # (T, d)
+
+
 def cosine_similarity_matrix(table) -> np.ndarray:
     """S[p, q] = ⟨t_p, t_q⟩ / (‖t_p‖·‖t_q‖) for the rows t_p of ``table`` (T, d). Returns (T, T), float64.
 
     A zero row has no direction: its similarities are set to 0 (its diagonal entry too).
     """
-    t = _as_table(table)
-    norms = np.linalg.norm(t, axis=1, keepdims=True)  # (T, 1)
-    unit = np.divide(t, norms, out=np.zeros_like(t), where=norms > 0)  # (T, d)
+    unit = _unit_rows(_as_table(table))  # (T, d)
     return unit @ unit.T  # (T, T)
 
 
@@ -49,6 +59,37 @@ def row_distance(table, init) -> np.ndarray:
     if t.shape != t0.shape:
         raise ValueError(f"table and init must have the same shape, got {t.shape} and {t0.shape}")
     return np.linalg.norm(t - t0, axis=1)  # (T,)
+
+
+@dataclass(frozen=True)
+class PositionTables:
+    """Everything :func:`plot_position_comparison` draws, computed once by :func:`position_tables`.
+
+    A slider over positions then only picks rows of these arrays: no norms or matrix products per redraw.
+    """
+
+    learned_unit: np.ndarray  # (T, d_learned): rows of the learned table divided by their norms
+    sinusoidal_unit: np.ndarray  # (T, d_sin): rows of the sinusoidal table divided by their norms
+    learned_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(learned)
+    sinusoidal_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(sinusoidal)
+    train_len: int | None = None
+
+    @property
+    def n_positions(self) -> int:
+        return self.learned_unit.shape[0]
+
+
+def position_tables(learned, sinusoidal, train_len: int | None = None) -> PositionTables:
+    """Unit rows and cosine-similarity matrices of a learned table and a sinusoidal table with the same rows T."""
+    ln, sn = _as_table(learned, "learned"), _as_table(sinusoidal, "sinusoidal")
+    if ln.shape[0] != sn.shape[0]:
+        raise ValueError(
+            f"learned and sinusoidal need the same number of positions, got {ln.shape[0]} and {sn.shape[0]}"
+        )
+    if train_len is not None and not 1 <= int(train_len) <= ln.shape[0]:
+        raise ValueError(f"train_len must be in 1..{ln.shape[0]} (the number of rows), got {train_len}")
+    lu, su = _unit_rows(ln), _unit_rows(sn)  # (T, d) each
+    return PositionTables(lu, su, lu @ lu.T, su @ su.T, None if train_len is None else int(train_len))
 
 
 def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False) -> None:
@@ -61,11 +102,18 @@ def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False
     ax.axvline(train_len - 0.5, label=f"training length L = {train_len}", **kw)
 
 
-def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None):
+def _title(ax, text: str) -> None:
+    """A title at a fixed height (y=1.0): matplotlib then does not measure the tick labels to place it."""
+    ax.set_title(text, y=1.0)
+
+
+def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None, *, ymax: float | None = None):
     """Bar chart of ‖∂loss/∂table[p]‖ for every row p of a table's gradient (T, d).
 
     Rows whose position appeared in the forward pass (``used``) are coloured; every other row's bar is
-    zero, because a lookup only routes gradient to the rows it read.
+    zero, because a lookup only routes gradient to the rows it read, and is marked by a gray cross.
+    ``ymax`` fixes the top of the y axis (a slider panel passes one value for all its frames, so the scale does
+    not jump); by default it leaves room above the tallest bar for the legend.
     """
     g = _as_table(grad, "grad")
     norms = np.linalg.norm(g, axis=1)  # (T,)
@@ -74,20 +122,20 @@ def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None):
     colors = [USED if p in used_set else UNUSED for p in positions]
     ax = new_axes(ax)
     ax.bar(positions, norms, color=colors, width=0.8)
-    ax.scatter(positions[norms == 0], np.zeros(int((norms == 0).sum())), marker="x", color=UNUSED, zorder=3)
+    zero = norms == 0
+    # a Line2D of markers (cheaper than a scatter); not clipped, so the crosses on the axis show whole
+    ax.plot(positions[zero], norms[zero], ls="", marker="x", color=UNUSED, clip_on=False, zorder=3)
     handles = [
         plt.Rectangle((0, 0), 1, 1, color=USED, label="row read in the forward pass"),
         plt.Line2D([], [], marker="x", ls="", color=UNUSED, label="gradient exactly 0"),
     ]
     ax.legend(handles=handles, loc="upper right", fontsize=8)
     ax.set_xticks(positions if len(positions) <= 32 else positions[:: max(1, len(positions) // 16)])
-    ax.set_ylim(0, max(float(norms.max()), 1e-12) * 1.35)
-    return label(
-        ax,
-        xlabel="table row = position p (tokens)",
-        ylabel="‖∂loss/∂table[p]‖",
-        title=f"Gradient per row after one backward pass ({len(used_set)} of {len(norms)} rows used)",
-    )
+    ax.set_ylim(0, ymax if ymax is not None else max(float(norms.max()), 1e-12) * 1.35)
+    ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
+    label(ax, xlabel="table row = position p (tokens)", ylabel="‖∂loss/∂table[p]‖")
+    _title(ax, f"Gradient per row after one backward pass ({len(used_set)} of {len(norms)} rows used)")
+    return ax
 
 
 def plot_parameter_share(names: Sequence[str], table_params: Sequence[int], total_params: Sequence[int], ax=None):
@@ -153,41 +201,48 @@ def plot_distance_from_init(distances, train_len: int | None = None, ax=None):
     )
 
 
-def plot_position_comparison(position: int, learned, sinusoidal, *, train_len: int | None = None, axes=None):
+def plot_position_comparison(
+    position: int, learned, sinusoidal=None, *, train_len: int | None = None, axes=None
+) -> Sequence:
     """One position p: its learned and sinusoidal vectors (left) and their similarity rows S[p, :] (right).
 
-    Left: both vectors divided by their norms, so that a learned row (scale ~0.02 at init) and a sinusoidal
-    row (entries in [−1, 1]) share one axis. Right: cos(t_p, t_q) for every q, for both tables.
+    ``learned``: the learned table (T, d), with ``sinusoidal`` (T, d') and ``train_len``; or a
+    :class:`PositionTables` from :func:`position_tables` (then the other two are taken from it), which a slider
+    computes once. Left: both vectors divided by their norms, so that a learned row (scale ~0.02 at init) and a
+    sinusoidal row (entries in [−1, 1]) share one axis. Right: cos(t_p, t_q) for every q, for both tables; the
+    dotted line marks q = p, the dashed one the training length. Returns the two axes.
     """
-    ln, sn = _as_table(learned, "learned"), _as_table(sinusoidal, "sinusoidal")
-    if ln.shape[0] != sn.shape[0]:
-        raise ValueError(
-            f"learned and sinusoidal need the same number of positions, got {ln.shape[0]} and {sn.shape[0]}"
-        )
+    if isinstance(learned, PositionTables):
+        tables = learned
+    else:
+        if sinusoidal is None:
+            raise TypeError("plot_position_comparison needs the sinusoidal table (or a PositionTables)")
+        tables = position_tables(learned, sinusoidal, train_len)
     p = int(position)
-    if not 0 <= p < ln.shape[0]:
-        raise IndexError(f"position must be in 0..{ln.shape[0] - 1}, got {position}")
+    if not 0 <= p < tables.n_positions:
+        raise IndexError(f"position must be in 0..{tables.n_positions - 1}, got {position}")
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(9.0, 3.2), layout="constrained")
 
-    def unit(v):
-        n = np.linalg.norm(v)
-        return v / n if n > 0 else v
-
     ax0, ax1 = axes
-    ax0.plot(unit(sn[p]), color=SINUSOIDAL, lw=1.2, label="sinusoidal")
-    ax0.plot(unit(ln[p]), color=LEARNED, lw=1.2, label="learned")
+    ax0.plot(tables.sinusoidal_unit[p], color=SINUSOIDAL, lw=1.2, label="sinusoidal")
+    ax0.plot(tables.learned_unit[p], color=LEARNED, lw=1.2, label="learned")
     ax0.legend(loc="upper right", fontsize=8)
-    label(ax0, xlabel="dimension j", ylabel="t_p[j] / ‖t_p‖", title=f"Position vectors at p = {p}")
+    ax0.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+    ax0.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
+    label(ax0, xlabel="dimension index j", ylabel="t_p[j] / ‖t_p‖")
+    _title(ax0, f"Position vectors at p = {p}")
 
-    ls_row = cosine_similarity_matrix(ln)[p]  # (T,)
-    ss_row = cosine_similarity_matrix(sn)[p]  # (T,)
-    q = np.arange(ln.shape[0])
-    ax1.plot(q, ss_row, color=SINUSOIDAL, lw=1.2, label="sinusoidal")
-    ax1.plot(q, ls_row, color=LEARNED, lw=1.2, label="learned")
+    q = np.arange(tables.n_positions)
+    ax1.plot(q, tables.sinusoidal_similarity[p], color=SINUSOIDAL, lw=1.2)
+    ax1.plot(q, tables.learned_similarity[p], color=LEARNED, lw=1.2)
     ax1.axvline(p, color="0.4", lw=0.8, ls=":")
-    _mark_training_length(ax1, train_len)
+    if tables.train_len is not None:
+        _mark_training_length(ax1, tables.train_len)
+        ax1.text(tables.train_len + 1, -0.93, f"L = {tables.train_len}", fontsize=8)
     ax1.set_ylim(-1.05, 1.05)
-    ax1.legend(loc="lower left", fontsize=7)
-    label(ax1, xlabel="position q (tokens)", ylabel="cos(t_p, t_q)", title=f"Similarity row S[{p}, :]")
+    ax1.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+    ax1.yaxis.set_major_locator(FixedLocator([-1.0, -0.5, 0.0, 0.5, 1.0]))
+    label(ax1, xlabel="position q (tokens)", ylabel="cos(t_p, t_q)")
+    _title(ax1, f"Similarity row S[{p}, :] (dotted: q = p)")
     return axes
