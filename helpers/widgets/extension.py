@@ -7,6 +7,12 @@ the ``fig`` it is given. The panels keep one figure and show it as a PNG at its 
 of a new figure on every slider move. Fixed margins (no layout engine re-measuring every label) keep every label
 inside the figure, so both routes give the same picture. Only ipywidgets APIs present in both 7.7 (Colab) and 8 are
 used.
+
+Redraw cost (kernel CPU time incl. the PNG, Agg, median of 8 redraws, on a shared 2-core machine, so noisy): the
+two-panel YaRN and all-methods figures about 95–105 ms (a new pyplot figure with a tight bounding box took about
+180–230 ms), the single panels 60–80 ms. What keeps it there: fixed margins and title positions (no layout engine
+and no automatic title placement measuring tick labels), about four ticks per axis, no secondary axis, and one
+legend per two-panel figure (legends are the costliest artists of a redraw).
 """
 
 from __future__ import annotations
