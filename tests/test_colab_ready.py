@@ -250,7 +250,7 @@ for _wid in list(_W.Widget.widgets.values()):
         continue  # only controls something listens to
     _new = other_value(_W, _wid)
     if _new is None:
-        _report["problems"].append(f"cannot move {{type(_wid).__name__}} {{_wid.description!r}}")
+        _report["problems"].append(f"cannot move {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}}")
         continue
     _n0, _e0 = _renders[0], len(_errors)
     try:
@@ -259,9 +259,9 @@ for _wid in list(_W.Widget.widgets.values()):
         _errors.append(repr(_e))
     _report["moved"] += 1
     if len(_errors) > _e0:
-        _report["problems"].append(f"moving {{type(_wid).__name__}} {{_wid.description!r}} raised {{_errors[-1]}}")
+        _report["problems"].append(f"moving {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}} raised {{_errors[-1]}}")
     elif _renders[0] == _n0:
-        _report["problems"].append(f"moving {{type(_wid).__name__}} {{_wid.description!r}} drew no figure")
+        _report["problems"].append(f"moving {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}} drew no figure")
 _ip.showtraceback = _show_tb
 _bb.FigureCanvasBase.print_figure = _print_figure
 print("{mark}" + _json.dumps(_report))
@@ -362,13 +362,24 @@ def _probe_ipywidgets7(sources: dict[str, str]) -> dict:  # pragma: no cover - r
     res = {"version": W.__version__, "file": W.__file__, "panels": [], "errors": [], "ast": [], "skipped": []}
 
     # --- 1. build every argument-free panel and move each of its controls
+    # a redraw = a figure rendered to an image (inline backend, savefig, figure_panel's PNG) or plt.show()
+    import matplotlib.backend_bases as bb
+
     shows = []
     plt.show = lambda *a, **k: (shows.append(1), plt.close("all"))
+    _print_figure = bb.FigureCanvasBase.print_figure
+
+    def counting_print_figure(self, *a, **k):
+        shows.append(1)
+        return _print_figure(self, *a, **k)
+
+    bb.FigureCanvasBase.print_figure = counting_print_figure
 
     def controls_of(w):
         for ch in getattr(w, "children", ()):
             yield from controls_of(ch)
-        if isinstance(w, W.ValueWidget) and not isinstance(w, W.Output):
+        # a control = a value widget something listens to (not an Image/HTML/Label the panel writes into)
+        if isinstance(w, W.ValueWidget) and not isinstance(w, W.Output) and w._trait_notifiers.get("value"):
             yield w
 
     for path in sorted(k for k in sources if k.startswith("helpers/widgets/") and not k.endswith("_common.py")):
@@ -392,7 +403,7 @@ def _probe_ipywidgets7(sources: dict[str, str]) -> dict:  # pragma: no cover - r
             for c in ctls:
                 new = other_value(W, c)
                 if new is None:
-                    res["errors"].append(f"{where}: cannot move {type(c).__name__} {c.description!r}")
+                    res["errors"].append(f"{where}: cannot move {type(c).__name__} {getattr(c, 'description', '')!r}")
                     continue
                 before = len(shows)
                 try:

@@ -4,9 +4,10 @@ Everything that reads the page lives in ``PAGE_JS`` (installed with ``add_init_s
 census (prompts, error outputs, images), the control census (sliders, dropdowns, toggle buttons,
 checkboxes, buttons, radio buttons, select lists) and the latency probe. The probe stamps ``t0`` with a
 capture-phase listener on the first user event after it is armed (keydown, pointerdown, input, change)
-and ``t1`` with a MutationObserver when an ``<img>`` whose ``src`` was not on the page before appears
-(identical PNG bytes give an identical data URL, so "new src" means "the image data differs"), then
-``t1p`` at the next animation frame (the new figure is on screen). Latency = ``t1p - t0``, in page time.
+and ``t1`` with a MutationObserver when an ``<img>`` with image data not on the page before appears
+(a data: URL is compared as is: identical PNG bytes give an identical URL; a blob: URL, as an ipywidgets
+Image widget makes on every update, is compared by the SHA-256 of its bytes), then ``t1p`` at the next
+animation frame (the new figure is on screen). Latency = ``t1p - t0``, in page time.
 """
 
 from __future__ import annotations
@@ -161,32 +162,57 @@ PAGE_JS = r"""
   };
 
   // ------------------------------------------------------------------ latency probe
+  // Image identity: a data: URL is its own bytes; a blob: URL (ipywidgets Image widget: a new URL on every
+  // update, even for identical bytes) is identified by the SHA-256 of the bytes it points to.
   const srcs = (root) => Q(root, 'img').map(i => i.getAttribute('src') || '');
+  const idCache = new Map();
+  const identity = async (src) => {
+    if (!src || src.startsWith('data:')) return src;
+    if (idCache.has(src)) return idCache.get(src);
+    let id;
+    try {
+      const d = await crypto.subtle.digest('SHA-256', await (await fetch(src)).arrayBuffer());
+      id = 'sha256:' + Array.from(new Uint8Array(d)).map(b => b.toString(16).padStart(2, '0')).join('');
+    } catch (e) { id = 'unreadable:' + src; }
+    idCache.set(src, id);
+    return id;
+  };
   pe.probe = null;
   const stamp = (ev) => { const p = pe.probe; if (p && p.t0 === null) { p.t0 = performance.now(); p.ev = ev.type; } };
   ['keydown', 'pointerdown', 'mousedown', 'input', 'change'].forEach(t => document.addEventListener(t, stamp, true));
-  pe.arm = () => {
+  pe.arm = async () => {
     if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect();
     const root = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
-    const base = new Set(srcs(root));
-    const p = {t0: null, t1: null, t1p: null, ev: null, lastMut: performance.now(), nNew: 0, newCell: null};
+    const list = srcs(root);
+    const baseIds = new Set(await Promise.all(list.map(identity)));
+    const judged = new Set(list);
+    const p = {t0: null, t1: null, t1p: null, ev: null, lastMut: performance.now(), nNew: 0, nSame: 0, newCell: null};
     p.obs = new MutationObserver(() => {
       p.lastMut = performance.now();
       if (p.t1 !== null) return;
-      const fresh = Q(root, 'img').filter(i => !base.has(i.getAttribute('src') || ''));
-      if (fresh.length) {
-        p.t1 = performance.now(); p.nNew = fresh.length;
-        const cell = fresh[0].closest('.jp-Cell');
-        p.newCell = pe.cells().indexOf(cell);
-        requestAnimationFrame(() => { p.t1p = performance.now(); });
-      }
+      const tm = performance.now();
+      let tp = null;
+      requestAnimationFrame(() => { tp = performance.now(); });
+      Q(root, 'img').forEach((img) => {
+        const src = img.getAttribute('src') || '';
+        if (judged.has(src)) return;
+        judged.add(src);
+        identity(src).then((id) => {
+          if (baseIds.has(id)) { p.nSame += 1; return; }  // redrawn, but the very same image
+          p.nNew += 1;
+          if (p.t1 !== null) return;
+          p.t1 = tm;  // the new image entered the page at tm; t1p = the first animation frame after that
+          p.newCell = pe.cells().indexOf(img.closest('.jp-Cell'));
+          if (tp !== null) p.t1p = tp; else requestAnimationFrame(() => { p.t1p = performance.now(); });
+        });
+      });
     });
     p.obs.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
     pe.probe = p;
   };
   pe.probeState = () => {
     const p = pe.probe;
-    return p ? {t0: p.t0, t1: p.t1, t1p: p.t1p, ev: p.ev, nNew: p.nNew, newCell: p.newCell,
+    return p ? {t0: p.t0, t1: p.t1, t1p: p.t1p, ev: p.ev, nNew: p.nNew, nSame: p.nSame, newCell: p.newCell,
                 quietMs: performance.now() - p.lastMut, idle: pe.idle()} : null;
   };
   pe.disarm = () => { if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect(); pe.probe = null; };
@@ -365,6 +391,8 @@ class NotebookDriver:
                     if st and st.get("t0") is None
                     else "new figure, but the kernel never went idle / the page kept changing for 15 s"
                     if st and st.get("unsettled")
+                    else "the figure was redrawn but the image is identical (no visible effect)"
+                    if st and st.get("nSame")
                     else "no new figure within 15 s"
                 )
                 res.problems.append(
