@@ -1,5 +1,7 @@
 """Tests for helpers.plots.sinusoidal and helpers.widgets.sinusoidal (notebook 02), Agg backend only."""
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,6 +10,9 @@ import ipywidgets as W  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from helpers.plots import sinusoidal as psn  # noqa: E402
 from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
@@ -29,7 +34,7 @@ def _line_data(ax):
 
 
 def _controls(panel):
-    """Every control of a panel built by helpers.widgets._common.panel, keyed by description."""
+    """Every control of a panel (the HBox rows above its image), keyed by description."""
     return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
 
 
@@ -60,6 +65,42 @@ def test_nearest_row_distance_matches_brute_force():
     brute = np.array([min(np.linalg.norm(r - q) for q in ref) for r in rows])
     np.testing.assert_allclose(psn.nearest_row_distance(rows, ref), brute, rtol=1e-10)
     np.testing.assert_allclose(psn.nearest_row_distance(ref[:4], ref), 0.0, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("d_model", "base", "dims", "n"), [(64, 1e4, (0, 20), 100), (8, 10.0, (7, 2, 3), 20), (128, 1e6, (127,), 2000)]
+)
+def test_wave_columns_are_the_tables_columns(d_model, base, dims, n):
+    fine, fine_cols, ints, int_cols = psn.wave_columns(d_model, base, dims, n)
+    assert fine[0] == 0 and fine[-1] == n - 1 and len(fine) == min(20 * n, 2000)
+    np.testing.assert_array_equal(ints, np.arange(n))
+    np.testing.assert_array_equal(fine_cols, sinusoidal_table(fine, d_model, base)[:, list(dims)])  # bit for bit
+    np.testing.assert_array_equal(int_cols, sinusoidal_table(n, d_model, base)[:, list(dims)])
+    with pytest.raises(ValueError, match="dims"):
+        psn.wave_columns(d_model, base, (d_model,), n)
+
+
+def test_clock_parts_match_the_table():
+    parts = psn.clock_parts(position=37, d_model=6, base=100.0, trail=5)
+    row = sinusoidal_table([37], 6, 100.0)[0]  # (6,) = sin ω_0 p, cos ω_0 p, sin ω_1 p, ...
+    centres = psn.CLOCK_SPACING * np.arange(3)
+    np.testing.assert_array_equal(parts["centres"], centres)
+    for i, (x, y) in enumerate(parts["hands"]):  # centre -> tip (cx + cos, sin) = (cx + PE[p, 2i+1], PE[p, 2i])
+        np.testing.assert_allclose([x[0], y[0], x[1] - x[0], y[1]], [centres[i], 0, row[2 * i + 1], row[2 * i]])
+    x, y = parts["dials"]  # three unit circles, separated by NaN gaps
+    gaps = np.flatnonzero(np.isnan(x))
+    assert len(gaps) == 2 and np.array_equal(gaps, np.flatnonzero(np.isnan(y)))
+    for i, (cx, cy) in enumerate(zip(np.split(x, gaps), np.split(y, gaps), strict=True)):
+        ok = ~np.isnan(cx)
+        np.testing.assert_allclose(np.hypot(cx[ok] - centres[i], cy[ok]), 1.0)
+    tx, ty = parts["trail"]  # positions 32..37 of every pair, at radius 0.85
+    omega = sinusoidal_frequencies(6, 100.0)
+    expected = centres[:, None] + 0.85 * np.exp(1j * np.arange(32, 38)[None, :] * omega[:, None])
+    np.testing.assert_allclose(tx + 1j * ty, expected.ravel())
+    turns = 37 * omega[1] / (2 * np.pi)
+    assert parts["captions"][1] == f"pair 1\nλ = {2 * np.pi * 100 ** (2 / 6):.3g}\n{turns:.2f} turns"
+    assert (parts["xlim"], parts["ylim"], parts["fontsize"]) == ((-1.3, 2 * 2.6 + 1.3), (-2.6, 1.3), 8)
+    assert psn.clock_parts(0, 16, 1e4)["ylim"][0] == -3.1 and psn.clock_parts(0, 16)["fontsize"] == 7
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -122,7 +163,7 @@ def test_plot_clocks_hands_point_at_pos_times_omega():
     ax = psn.plot_clocks(position=37, d_model=6, base=100.0)
     assert ax.get_title()
     lines = ax.get_lines()
-    assert len(lines) == 4 * 3  # circle, zero tick, trail, hand per pair
+    assert len(lines) == 3 + 3  # all circles, all zero ticks, all trail dots (one line each), a hand per pair
     hands = {line.get_gid(): line for line in lines if line.get_gid()}
     assert set(hands) == {"hand0", "hand1", "hand2"}
     omega = sinusoidal_frequencies(6, 100.0)
@@ -167,30 +208,172 @@ def test_plot_unseen_rows_zero_inside_training_range():
 # Widget redraws and panels
 
 
-@pytest.mark.parametrize("change", [{"d_model": 32}, {"base": 100.0}, {"dim_a": 3}, {"dim_b": 7}, {"n_positions": 300}])
-def test_every_waves_control_changes_the_figure(change):
-    before = _line_data(wsn.draw_waves(**wsn.WAVES_DEFAULTS))
-    after_ax = wsn.draw_waves(**{**wsn.WAVES_DEFAULTS, **change})
-    after = _line_data(after_ax)
-    assert len(before) != len(after) or any(
-        a.shape != b.shape or not np.allclose(a, b) for a, b in zip(before, after, strict=True)
+def _shown(ax):
+    """What a redraw shows: the data of every visible line, the title and the legend's texts."""
+    data = [np.asarray(line.get_ydata(), dtype=float).copy() for line in ax.get_lines() if line.get_visible()]
+    texts = [ax.get_title()] + ([t.get_text() for t in ax.get_legend().get_texts()] if ax.get_legend() else [])
+    texts += [t.get_text() for t in ax.texts if t.get_visible()]
+    return data, texts
+
+
+def _differs(before, after):
+    (data0, texts0), (data1, texts1) = before, after
+    return (
+        texts0 != texts1
+        or len(data0) != len(data1)
+        or any(a.shape != b.shape or not np.allclose(a, b) for a, b in zip(data0, data1, strict=True))
     )
-    _labelled(after_ax)
 
 
-def test_draw_waves_clamps_dimensions_to_d_model():
-    ax = wsn.draw_waves(d_model=8, base=1e4, dim_a=0, dim_b=50, n_positions=40)
+WAVES_MOVES = [{"d_model": 32}, {"base": 100.0}, {"dim_a": 3}, {"dim_b": 7}, {"n_positions": 300}]
+CLOCK_MOVES = [{"position": 11}, {"d_model": 10}, {"base": 50.0}]
+
+
+@pytest.mark.parametrize("change", WAVES_MOVES)
+def test_every_waves_control_changes_the_drawn_data(change):
+    fig = Figure(figsize=wsn.WAVES_LAYOUT[0])  # as the panel does: one figure, redrawn in place
+    before = _shown(wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig))
+    ax = wsn.draw_waves(**{**wsn.WAVES_DEFAULTS, **change}, fig=fig)
+    assert ax.figure is fig and len(fig.axes) == 1
+    assert _differs(before, _shown(ax))
+    _labelled(ax)
+
+
+@pytest.mark.parametrize("change", CLOCK_MOVES)
+def test_every_clock_control_changes_the_drawn_data(change):
+    fig = Figure(figsize=wsn.CLOCK_LAYOUT[0])
+    before = _shown(wsn.draw_clocks(**wsn.CLOCK_DEFAULTS, fig=fig))
+    ax = wsn.draw_clocks(**{**wsn.CLOCK_DEFAULTS, **change}, fig=fig)
+    assert ax.figure is fig and len(fig.axes) == 1
+    assert _differs(before, _shown(ax))
+
+
+def test_draw_waves_shows_what_plot_waves_draws():
+    ax = wsn.draw_waves(d_model=16, base=100.0, dim_a=5, dim_b=0, n_positions=50)  # a new pyplot figure
+    assert ax.figure in map(plt.figure, plt.get_fignums())
+    ref = psn.plot_waves(d_model=16, base=100.0, dims=(0, 5), n_positions=50)
+    for got, want in zip(_shown(ax)[0], _line_data(ref), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert _shown(ax)[1] == _shown(ref)[1]
+    assert ax.get_xlim() == pytest.approx(ref.get_xlim()) and ax.get_ylim() == ref.get_ylim()
+
+
+def test_draw_waves_clamps_dimensions_to_d_model_and_merges_equal_ones():
+    fig = Figure()
+    ax = wsn.draw_waves(d_model=8, base=1e4, dim_a=0, dim_b=50, n_positions=40, fig=fig)
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts[1].startswith("dim 7 ")
+    ax = wsn.draw_waves(d_model=8, base=1e4, dim_a=7, dim_b=50, n_positions=300, fig=fig)  # one column, no dots
+    assert [t.get_text()[:6] for t in ax.get_legend().get_texts()] == ["dim 7 "]
+    assert len(_shown(ax)[0]) == 1
+    ax = wsn.draw_waves(d_model=8, base=1e4, dim_a=1, dim_b=2, n_positions=40, fig=fig)  # two columns again
+    assert len(ax.get_legend().get_texts()) == 2 and len(_shown(ax)[0]) == 4
 
 
-@pytest.mark.parametrize("change", [{"position": 11}, {"d_model": 10}, {"base": 50.0}])
-def test_every_clock_control_changes_the_figure(change):
-    before = _line_data(wsn.draw_clocks(**wsn.CLOCK_DEFAULTS))
-    after = _line_data(wsn.draw_clocks(**{**wsn.CLOCK_DEFAULTS, **change}))
-    assert len(before) != len(after) or any(
-        a.shape != b.shape or not np.allclose(a, b) for a, b in zip(before, after, strict=True)
-    )
+def test_draw_clocks_shows_what_plot_clocks_draws_and_limits_the_dials():
+    fig = Figure()
+    for values in [{"position": 1000, "d_model": 16, "base": 1e6}, {"position": 37, "d_model": 6, "base": 100.0}]:
+        ax = wsn.draw_clocks(**values, fig=fig)  # 8 dials, then 3 on the same figure
+        ref = psn.plot_clocks(**values)
+        assert _shown(ax)[1] == _shown(ref)[1]
+        for got, want in zip(_shown(ax)[0], _line_data(ref), strict=True):
+            np.testing.assert_allclose(got, want)
+        assert ax.get_xlim() == ref.get_xlim() and ax.get_ylim() == ref.get_ylim()
+    hands = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("hand") and line.get_visible()]
+    assert len(hands) == 3
+    with pytest.raises(ValueError, match="dials"):
+        wsn.draw_clocks(position=1, d_model=18, base=1e4, fig=Figure())
+    with pytest.raises(ValueError, match="not a _WavesView"):
+        wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig)
+
+
+PANELS = [  # (panel, draw function, layout, defaults, extreme settings)
+    (
+        wsn.waves_panel,
+        wsn.draw_waves,
+        wsn.WAVES_LAYOUT,
+        wsn.WAVES_DEFAULTS,
+        [
+            {"d_model": 128, "base": 1e6, "dim_a": 127, "dim_b": 126, "n_positions": 2000},
+            {"d_model": 4, "base": 10.0, "dim_a": 0, "dim_b": 3, "n_positions": 20},
+            {"d_model": 100, "base": 10**5.3, "dim_a": 99, "dim_b": 98, "n_positions": 1980},
+        ],
+    ),
+    (
+        wsn.clock_panel,
+        wsn.draw_clocks,
+        wsn.CLOCK_LAYOUT,
+        wsn.CLOCK_DEFAULTS,
+        [{"position": 1000, "d_model": 16, "base": 1e6}, {"position": 999, "d_model": 2, "base": 10**1.1}],
+    ),
+]
+KEYS = {  # slider description -> keyword of the draw function
+    "d_model (dims)": "d_model",
+    "base": "base",
+    "dimension a (index)": "dim_a",
+    "dimension b (index)": "dim_b",
+    "positions shown (tokens)": "n_positions",
+    "position pos (tokens)": "position",
+}
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The PNGs the panels display, in order (what the output area under the controls shows)."""
+    pngs = []
+    monkeypatch.setattr(wsn, "display", lambda image: pngs.append(image.data))
+    return pngs
+
+
+def _png(draw, layout, **values):
+    """What a panel shows for ``values`` when drawn on a fresh figure."""
+    fig = Figure(figsize=layout[0], dpi=wsn.DPI)
+    FigureCanvasAgg(fig)
+    draw(**values, fig=fig)
+    return fig, wsn.png_of(fig)
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
+def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, defaults, extremes, shown):
+    controls = _controls(make_panel())
+    assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"
+    assert shown[0] == _png(draw, layout, **defaults)[1]  # the panel opens at the documented defaults
+    assert {KEYS[d] for d in controls} == set(defaults)
+    for desc, control in controls.items():
+        n_shown = len(shown)
+        control.value = control.max if control.value != control.max else control.min
+        assert len(shown) == n_shown + 1, f"moving {desc!r} drew {len(shown) - n_shown} times"
+        assert shown[-1] != shown[-2], f"moving {desc!r} did not change the picture"
+    # after all those in-place updates, the panel shows exactly what a fresh figure shows for the same values
+    values = {KEYS[d]: c.value for d, c in controls.items()}
+    assert shown[-1] == _png(draw, layout, **values)[1]
+
+
+def test_waves_panel_dimension_sliders_follow_d_model_with_one_redraw(shown):
+    controls = _controls(wsn.waves_panel())
+    d, a, b = controls["d_model (dims)"], controls["dimension a (index)"], controls["dimension b (index)"]
+    b.value = 63
+    n = len(shown)
+    d.value = 10  # both limits drop to 9 and b is clamped: one redraw, with every new value
+    assert (a.max, b.max, a.value, b.value) == (9, 9, 0, 9)
+    assert len(shown) == n + 1
+    values = {KEYS[k]: c.value for k, c in controls.items()}
+    assert values["d_model"] == 10 and shown[-1] == _png(wsn.draw_waves, wsn.WAVES_LAYOUT, **values)[1]
+    d.value = 128  # growing: the limits follow, the values stay
+    assert (a.max, b.max, b.value) == (127, 127, 9) and len(shown) == n + 2
+
+
+@pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
+def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, extremes):
+    """Panels are shown at their own size (no tight bounding box): every label must fit the fixed margins."""
+    for values in [defaults, *extremes]:
+        fig, png = _png(draw, layout, **values)
+        width, height = Image.open(io.BytesIO(png)).size
+        assert (width, height) == (round(layout[0][0] * wsn.DPI), round(layout[0][1] * wsn.DPI))
+        renderer = fig.canvas.get_renderer()
+        box = fig.axes[0].get_tightbbox(renderer)
+        assert box.x0 >= 0 and box.y0 >= 0, (draw.__name__, values, box)
+        assert box.x1 <= fig.bbox.x1 and box.y1 <= fig.bbox.y1, (draw.__name__, values, box)
 
 
 def test_waves_panel_controls_and_ranges():
@@ -202,8 +385,6 @@ def test_waves_panel_controls_and_ranges():
     assert (controls["dimension a (index)"].max, controls["dimension b (index)"].value) == (63, 20)
     assert (controls["positions shown (tokens)"].min, controls["positions shown (tokens)"].max) == (20, 2000)
     assert not controls["positions shown (tokens)"].continuous_update and d.continuous_update
-    d.value = 10  # the dimension sliders follow d_model, and a value past the end is clamped
-    assert controls["dimension b (index)"].max == 9 and controls["dimension b (index)"].value == 9
 
 
 def test_clock_panel_controls_and_ranges():
@@ -213,3 +394,4 @@ def test_clock_panel_controls_and_ranges():
     assert (pos.min, pos.max, pos.value) == (0, 1000, 10)
     d = controls["d_model (dims)"]
     assert (d.min, d.max, d.step) == (2, 16, 2)
+    assert d.max // 2 == wsn.MAX_DIALS

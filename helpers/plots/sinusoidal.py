@@ -47,11 +47,49 @@ def _fmt_wavelength(wavelength: float) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
-def _column_name(j: int, d_model: int, base: float) -> str:
+def column_name(j: int, d_model: int, base: float) -> str:
     """'dim 3 = cos, pair 1 (λ ≈ 628)' for the interleaved layout (λ in positions)."""
     i = j // 2
     wavelength = 2.0 * np.pi * base ** (2 * i / d_model)
     return f"dim {j} = {'sin' if j % 2 == 0 else 'cos'}, pair {i} (λ ≈ {_fmt_wavelength(wavelength)})"
+
+
+def wave_columns(d_model: int, base: float, dims, n_positions: int):
+    """The data :func:`plot_waves` draws: columns ``dims`` of the interleaved table, on a fine grid and at the integers.
+
+    Returns ``(fine (F,), fine_cols (F, k), ints (T,), int_cols (T, k))`` with F = min(20·T, 2000) points
+    between 0 and T − 1 and T = n_positions. Only the k requested columns are computed (a slider redraw needs 2
+    of up to 128), with the same operations as :func:`helpers.sinusoidal.sinusoidal_table`, so the numbers are
+    identical to that table's columns. ``dims`` must lie in 0..d_model−1 (ValueError otherwise).
+    """
+    dims = np.asarray([int(j) for j in dims])  # (k,)
+    if np.any((dims < 0) | (dims >= d_model)):
+        raise ValueError(f"dims must lie in 0..{d_model - 1} for d_model = {d_model}, got {dims.tolist()}")
+    omega = sinusoidal_frequencies(d_model, base)[dims // 2]  # (k,) the frequency of each chosen column
+    is_sin = dims % 2 == 0  # (k,) even columns are sines, odd ones cosines
+
+    def columns(pos):  # (P,) -> (P, k)
+        angles = np.outer(pos, omega)  # (P, k)
+        return np.where(is_sin, np.sin(angles), np.cos(angles))
+
+    fine = np.linspace(0.0, n_positions - 1, min(20 * n_positions, 2000))  # (F,) between the integers
+    ints = np.arange(n_positions)  # (T,)
+    return fine, columns(fine), ints, columns(ints)
+
+
+#: Wave figures: positions up to this many also get a dot per integer position.
+MAX_DOTTED_POSITIONS = 200
+WAVES_YLIM = (-1.5, 1.15)  # room for the legend under the waves
+
+
+def waves_title(d_model: int, base: float) -> str:
+    return f"PE columns (d_model = {d_model}, base = {base:g})"
+
+
+def label_waves(ax):
+    """The fixed parts of a waves figure: y-range, axis labels."""
+    ax.set_ylim(*WAVES_YLIM)
+    return label(ax, xlabel="position pos (tokens)", ylabel="PE[pos, dim] (no unit)")
 
 
 def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positions: int = 100, ax=None):
@@ -63,24 +101,14 @@ def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positio
     """
     ax = new_axes(ax)
     dims = [int(j) for j in dims]
-    if any(j < 0 or j >= d_model for j in dims):
-        raise ValueError(f"dims must lie in 0..{d_model - 1} for d_model = {d_model}, got {dims}")
-    fine = np.linspace(0.0, n_positions - 1, min(20 * n_positions, 2000))  # (F,) between the integers
-    ints = np.arange(n_positions)  # (T,)
-    table_fine = sinusoidal_table(fine, d_model, base)  # (F, d)
-    table_int = sinusoidal_table(ints, d_model, base)  # (T, d)
-    for j in dims:
-        (line,) = ax.plot(fine, table_fine[:, j], lw=0.8, label=_column_name(j, d_model, base))
-        if n_positions <= 200:
-            ax.plot(ints, table_int[:, j], ".", ms=3, color=line.get_color())
-    ax.set_ylim(-1.5, 1.15)  # room for the legend under the waves
+    fine, fine_cols, ints, int_cols = wave_columns(d_model, base, dims, n_positions)  # (F,), (F, k), (T,), (T, k)
+    for k, j in enumerate(dims):
+        (line,) = ax.plot(fine, fine_cols[:, k], lw=0.8, label=column_name(j, d_model, base))
+        if n_positions <= MAX_DOTTED_POSITIONS:
+            ax.plot(ints, int_cols[:, k], ".", ms=3, color=line.get_color())
     ax.legend(loc="lower center", ncol=2, fontsize=7, framealpha=0.9)
-    return label(
-        ax,
-        xlabel="position pos (tokens)",
-        ylabel="PE[pos, dim] (no unit)",
-        title=f"PE columns (d_model = {d_model}, base = {base:g})",
-    )
+    ax.set_title(waves_title(d_model, base))
+    return label_waves(ax)
 
 
 def plot_pe_heatmap(n_positions: int = 200, d_model: int = 128, base: float = 10000.0, ax=None):
@@ -149,49 +177,96 @@ def plot_sign_changes(d_model: int = 512, n_positions: int = 2048, base: float =
     )
 
 
+CLOCK_SPACING = 2.6  # distance between dial centres (dial radius 1)
+CLOCK_XLABEL = r"one dial per pair i: hand at angle $pos\cdot\omega_i$ (rad), counter-clockwise from 3 o'clock"
+
+
+def _turns_text(turns: float) -> str:
+    return f"{turns:.2f}" if turns >= 0.1 or turns == 0 else f"{turns:.2g}"  # 0.016, 0.0016
+
+
+def _joined(segments) -> tuple[np.ndarray, np.ndarray]:
+    """Complex point arrays joined into one (x, y) polyline with NaN gaps: one artist draws them all."""
+    gap = np.array([np.nan + 1j * np.nan])
+    pts = np.concatenate([p for seg in segments for p in (seg, gap)][:-1]) if segments else np.zeros(0, complex)
+    return pts.real, pts.imag
+
+
+def clock_parts(position: int = 10, d_model: int = 8, base: float = 10000.0, *, trail: int = 60) -> dict:
+    """Everything :func:`plot_clocks` draws, as data (so a slider panel can update its artists in place).
+
+    Keys: ``dials`` and ``ticks`` ((x, y) polylines, NaN-separated: every dial's circle, every angle-0 tick),
+    ``trail`` ((x, y) of the dots for the last ``trail`` positions, all dials), ``hands`` (one (x, y) pair of
+    points per dial: centre and tip (cx + cos pos·ω_i, sin pos·ω_i)), ``captions`` (the text under each dial),
+    ``centres`` (x of each dial), ``xlim``, ``ylim``, ``fontsize`` and ``title``.
+    """
+    omega = sinusoidal_frequencies(d_model, base)  # (n,) one dial per pair
+    n = len(omega)
+    centres = CLOCK_SPACING * np.arange(n)  # (n,)
+    past = np.arange(max(0, position - trail), position + 1)  # (P,)
+    trail_pts = centres[:, None] + 0.85 * np.exp(1j * np.outer(omega, past))  # (n, P)
+    tips = np.exp(1j * position * omega)  # (n,)
+    turns = position * omega / (2.0 * np.pi)  # (n,)
+    return {
+        "dials": _joined([cx + _CIRCLE for cx in centres]),
+        "ticks": _joined([np.array([cx + 1.0, cx + 1.18]) + 0j for cx in centres]),
+        "trail": (trail_pts.real.ravel(), trail_pts.imag.ravel()),
+        "hands": [(np.array([cx, cx + t.real]), np.array([0.0, t.imag])) for cx, t in zip(centres, tips, strict=True)],
+        "captions": [
+            f"pair {i}\nλ = {_fmt_wavelength(2 * np.pi / w)}\n{_turns_text(t)} turns"
+            for i, (w, t) in enumerate(zip(omega, turns, strict=True))
+        ],
+        "centres": centres,
+        "xlim": (-1.3, CLOCK_SPACING * (n - 1) + 1.3),
+        "ylim": (-2.6 if n <= 5 else -3.1, 1.3),  # room for the three lines of text under each dial
+        "fontsize": 8 if n <= 5 else 7,
+        "title": f"position pos = {position} (d_model = {d_model}, base = {base:g})",
+    }
+
+
+#: Styles of the clock figure's artists (shared with the slider panel, which updates them in place).
+CLOCK_STYLE = {
+    "dials": {"color": "0.6", "lw": 0.8},
+    "ticks": {"color": "0.45", "lw": 1.2},  # angle 0: where every hand starts
+    "trail": {"ls": "none", "marker": ".", "ms": 2, "color": "tab:orange"},
+    "hand": {"color": "tab:blue", "lw": 2.2, "solid_capstyle": "round"},
+    "caption": {"ha": "center", "va": "top"},
+}
+CAPTION_Y = -1.35
+
+
+def frame_clocks(ax):
+    """The fixed parts of a clock figure: equal aspect, no ticks or spines, the x label."""
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return label(ax, xlabel=CLOCK_XLABEL, ylabel="")
+
+
 def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, trail: int = 60, ax=None):
     """One dial per pair i, its hand at angle pos·ω_i (counter-clockwise from 3 o'clock).
 
     The hand's tip is (cos pos·ω_i, sin pos·ω_i) = (PE[pos, 2i+1], PE[pos, 2i]). A short grey tick at 3 o'clock
     marks angle 0 (every hand's start at position 0). Dots mark the last ``trail`` positions, so a slow pair shows
     how small an arc it has covered. Under each dial: the pair's wavelength and how many full turns its hand has
-    made. The hands carry gids ``hand0``, ``hand1``, … (tests find them by gid).
+    made. The hands carry gids ``hand0``, ``hand1``, … (tests find them by gid); the circles, the angle-0 ticks and
+    the trail dots of all dials are one line each (NaN gaps between dials), which keeps redraws cheap.
     """
     if ax is None:
         ax = new_axes(ax, figsize=(6.4, 2.2))
-    omega = sinusoidal_frequencies(d_model, base)  # (d/2,)
-    past = np.arange(max(0, position - trail), position + 1)  # (P,)
-    for i, w in enumerate(omega):
-        cx = 2.6 * i
-        ax.plot(cx + _CIRCLE.real, _CIRCLE.imag, color="0.6", lw=0.8)
-        ax.plot([cx + 1.0, cx + 1.18], [0.0, 0.0], color="0.45", lw=1.2)  # angle 0: where every hand starts
-        trail_pts = np.exp(1j * past * w)  # (P,)
-        ax.plot(cx + 0.85 * trail_pts.real, 0.85 * trail_pts.imag, ".", ms=2, color="tab:orange")
-        tip = np.exp(1j * position * w)
-        ax.plot([cx, cx + tip.real], [0.0, tip.imag], color="tab:blue", lw=2.2, solid_capstyle="round", gid=f"hand{i}")
-        turns = position * w / (2.0 * np.pi)
-        turns_txt = f"{turns:.2f}" if turns >= 0.1 or turns == 0 else f"{turns:.2g}"  # 0.016, 0.0016
-        ax.text(
-            cx,
-            -1.35,
-            f"pair {i}\nλ = {_fmt_wavelength(2 * np.pi / w)}\n{turns_txt} turns",
-            ha="center",
-            va="top",
-            fontsize=8 if len(omega) <= 5 else 7,
-        )
-    ax.set_xlim(-1.3, 2.6 * (len(omega) - 1) + 1.3)
-    ax.set_ylim(-2.6 if len(omega) <= 5 else -3.1, 1.3)  # room for the three lines of text under each dial
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    return label(
-        ax,
-        xlabel=r"one dial per pair i: hand at angle $pos\cdot\omega_i$ (rad), counter-clockwise from 3 o'clock",
-        ylabel="",
-        title=f"position pos = {position} (d_model = {d_model}, base = {base:g})",
-    )
+    parts = clock_parts(position, d_model, base, trail=trail)
+    ax.plot(*parts["dials"], **CLOCK_STYLE["dials"])
+    ax.plot(*parts["ticks"], **CLOCK_STYLE["ticks"])
+    ax.plot(*parts["trail"], **CLOCK_STYLE["trail"])
+    for i, (hand, cx, caption) in enumerate(zip(parts["hands"], parts["centres"], parts["captions"], strict=True)):
+        ax.plot(*hand, gid=f"hand{i}", **CLOCK_STYLE["hand"])
+        ax.text(cx, CAPTION_Y, caption, fontsize=parts["fontsize"], **CLOCK_STYLE["caption"])
+    ax.set_xlim(*parts["xlim"])
+    ax.set_ylim(*parts["ylim"])
+    ax.set_title(parts["title"])
+    return frame_clocks(ax)
 
 
 def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: int = 1000, ax=None):
