@@ -285,10 +285,14 @@ def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
     nb.nbformat_minor = min(nb.nbformat_minor, 4)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(overlay), os.environ.get("PYTHONPATH", "")])}
     client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(nb_path.parent)}}
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(nb_path.parent)}}
     )
     try:
-        client.execute(env=env)
+        # Cell by cell rather than client.execute(), which first awaits an extra kernel_info reply with the
+        # whole cell timeout (three unexplained ~600 s stalls outside any cell were seen with execute()).
+        with client.setup_kernel(env=env):
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index)
     except CellExecutionError as e:
         return {"error": re.sub(r"\x1b\[[0-9;]*m", "", str(e))[-2500:]}
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
