@@ -174,6 +174,9 @@ def test_plot_position_comparison_follows_position():
     assert a1.lines[2].get_xdata()[0] == 3 and b1.lines[2].get_xdata()[0] == 7  # the dotted q = p line moves
     assert a1.lines[3].get_xdata()[0] == 9.5 and any("L = 10" in t.get_text() for t in a1.texts)
     assert "p = 7" in b0.get_title()
+    lim = P.position_tables(trained, sin).unit_limit  # one y scale for every p, fitting every row of both tables
+    assert a0.get_ylim() == b0.get_ylim() == pytest.approx((-lim, lim))
+    assert lim >= max(np.abs(trained / np.linalg.norm(trained, axis=1, keepdims=True)).max(), 0.0)
     with pytest.raises(IndexError):
         P.plot_position_comparison(24, trained, sin)
     with pytest.raises(ValueError):

@@ -75,6 +75,11 @@ class PositionTables:
     train_len: int | None = None
 
     @property
+    def unit_limit(self) -> float:
+        """A y-limit for the left panel that fits every row of both tables (the axis stays put as p moves)."""
+        return 1.05 * float(max(np.abs(self.learned_unit).max(), np.abs(self.sinusoidal_unit).max()))
+
+    @property
     def n_positions(self) -> int:
         return self.learned_unit.shape[0]
 
@@ -209,8 +214,9 @@ def plot_position_comparison(
     ``learned``: the learned table (T, d), with ``sinusoidal`` (T, d') and ``train_len``; or a
     :class:`PositionTables` from :func:`position_tables` (then the other two are taken from it), which a slider
     computes once. Left: both vectors divided by their norms, so that a learned row (scale ~0.02 at init) and a
-    sinusoidal row (entries in [−1, 1]) share one axis. Right: cos(t_p, t_q) for every q, for both tables; the
-    dotted line marks q = p, the dashed one the training length. Returns the two axes.
+    sinusoidal row (entries in [−1, 1]) share one axis, whose range fits every row of both tables (so it does not
+    jump when a slider moves p). Right: cos(t_p, t_q) for every q, for both tables; the dotted line marks q = p, the
+    dashed one the training length. Returns the two axes.
     """
     if isinstance(learned, PositionTables):
         tables = learned
@@ -228,6 +234,7 @@ def plot_position_comparison(
     ax0.plot(tables.sinusoidal_unit[p], color=SINUSOIDAL, lw=1.2, label="sinusoidal")
     ax0.plot(tables.learned_unit[p], color=LEARNED, lw=1.2, label="learned")
     ax0.legend(loc="upper right", fontsize=8)
+    ax0.set_ylim(-tables.unit_limit, tables.unit_limit)  # one scale for every p
     ax0.xaxis.set_major_locator(MaxNLocator(5, integer=True))
     ax0.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
     label(ax0, xlabel="dimension index j", ylabel="t_p[j] / ‖t_p‖")
