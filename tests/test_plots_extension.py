@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from _figure_checks import assert_text_inside
 
 from helpers import rope, scaling  # noqa: E402
 from helpers.plots import extension as P  # noqa: E402
@@ -329,11 +330,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, keywords, 
     """Panels are shown at their own size (no tight bounding box): labels must fit the fixed margins."""
     for values in [{}, *extremes]:
         fig, _ = _panel_png(draw, layout, **values)
-        renderer = fig.canvas.get_renderer()
-        for ax in fig.axes:
-            box = ax.get_tightbbox(renderer)
-            assert box.x0 >= -1 and box.y0 >= -1, (draw.__name__, values, box)
-            assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, (draw.__name__, values, box)
+        assert_text_inside(fig, (draw.__name__, values))
 
 
 def test_draw_functions_draw_on_the_figure_they_are_given():

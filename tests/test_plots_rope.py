@@ -11,6 +11,7 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from _figure_checks import assert_text_inside
 from matplotlib.figure import Figure
 
 from helpers import rope as R
@@ -284,11 +285,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, extremes):
     """Panels are shown at their own size (no tight bounding box): labels must fit the fixed margins."""
     for values in [{}, *extremes]:
         fig, _ = _panel_png(draw, layout, **values)
-        renderer = fig.canvas.get_renderer()
-        for ax in fig.axes:
-            box = ax.get_tightbbox(renderer)
-            assert box.x0 >= -1 and box.y0 >= -1, (draw.__name__, values, box)
-            assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, (draw.__name__, values, box)
+        assert_text_inside(fig, (draw.__name__, values))
 
 
 def test_draw_functions_draw_on_the_figure_they_are_given():

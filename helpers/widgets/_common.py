@@ -78,7 +78,11 @@ def panel(draw: Callable[..., object], controls: dict[str, W.Widget], *, columns
         draw(**values)
         plt.show()
 
-    out = W.interactive_output(_redraw, controls)
+    return _controls_above(W.interactive_output(_redraw, controls), controls, columns)
+
+
+def _controls_above(out: W.Output, controls: dict[str, W.Widget], columns: int) -> W.VBox:
+    """The controls in rows of ``columns``, then the output area."""
     boxes = list(controls.values())
     rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]
     return W.VBox([*rows, out])
@@ -122,7 +126,4 @@ def figure_panel(
         draw_into(fig, **values)
         display(Image(data=png_bytes(fig, dpi=dpi), format="png"))
 
-    out = W.interactive_output(_redraw, controls)
-    boxes = list(controls.values())
-    rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]
-    return W.VBox([*rows, out])
+    return _controls_above(W.interactive_output(_redraw, controls), controls, columns)
