@@ -55,6 +55,7 @@ PAGE_JS = r"""
       nNum: cs.filter(c => /^\[\d+\]:?$/.test(c.prompt)).length,
       nCode: cs.length,
       nErr: cs.filter(c => c.stderr.length).length,
+      errCells: cs.filter(c => c.stderr.length).map(c => c.i),
       prompts: cs.map(c => c.prompt),
     };
   };
@@ -314,18 +315,33 @@ class NotebookDriver:
             timeout=30_000,
         )
 
-    def run_all(self) -> tuple[float, dict]:
-        """Run All from the menu; wait until every code cell has a number (or a non-tagged error stopped
-        the run) and the kernel is Idle. Return (seconds, final run state)."""
+    def run_all(self, raises_cells: set[int] = frozenset()) -> tuple[float, dict]:
+        """Run All from the menu; wait until every code cell shows ``[n]`` and the kernel is Idle, or, if a
+        cell not tagged ``raises-exception`` (indices in ``raises_cells`` are) shows an error, until nothing
+        has changed for 2 s. Return (seconds from the click to the last change, final run state).
+
+        Prompts alone cannot tell "queued" from "not run": after any error output (tagged or not) JupyterLab
+        4.6 turns the queued cells' ``[*]`` back into ``[ ]`` although the kernel still runs them.
+        """
         t0 = time.perf_counter()
         self.menu("Run", "Run All Cells")
-        self.page.wait_for_function(
-            "() => { const s = __pe.runState(); return s.idle && s.nStar === 0 && "
-            "(s.nNum === s.nCode || s.nErr > 0); }",
-            timeout=self.timeout_ms,
-            polling=100,
-        )
-        elapsed = time.perf_counter() - t0
+        deadline = t0 + self.timeout_ms / 1000
+        last_sig, last_change = None, t0
+        while True:
+            st = self.page.evaluate("__pe.runState()")
+            now = time.perf_counter()
+            sig = (st["idle"], st["nStar"], st["nNum"], tuple(st["errCells"]))
+            if sig != last_sig:
+                last_sig, last_change = sig, now
+            if st["idle"] and st["nStar"] == 0:
+                if st["nNum"] == st["nCode"]:
+                    break
+                if any(i not in raises_cells for i in st["errCells"]) and now - last_change > 2.0:
+                    break
+            if now > deadline:
+                raise TimeoutError(f"Run All not finished after {now - t0:.0f} s: {st}")
+            time.sleep(0.1)
+        elapsed = last_change - t0
         # Widgets and images render asynchronously after the last reply: give them a moment.
         self.page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.jp-Notebook img')).every(i => i.complete)", timeout=60_000
