@@ -314,7 +314,8 @@ class Rotary:
     """A positional method for :mod:`helpers.attention` and the lab: rotate q and k, never v.
 
     ``Rotary(dim, base=1e4, layout="interleaved")``, or pass ``inv_freq``/``attention_factor`` from a
-    scaling method (:func:`Rotary.from_config`). Calling it on x (..., T, D) rotates position t by t·θ
+    scaling method (:func:`helpers.scaling.rotary_from_config` builds one from a pasted HF config; it lives in
+    :mod:`helpers.scaling` so that imports point one way, scaling -> rope). Calling it on x (..., T, D) rotates position t by t·θ
     (or by the given ``positions``), using a cache that grows on demand.
     """
 
@@ -347,23 +348,6 @@ class Rotary:
         if dtype not in self._caches:
             self._caches[dtype] = RopeCache(self.inv_freq, attention_factor=self.attention_factor, dtype=dtype)
         return self._caches[dtype]
-
-    @classmethod
-    def from_config(
-        cls,
-        dim: int,
-        base: float = 10000.0,
-        rope_scaling: dict | None = None,
-        *,
-        layout: str = "interleaved",
-        seq_len: int | None = None,
-        **kwargs,
-    ) -> Rotary:
-        """Frequencies from an HF-style ``rope_scaling``/``rope_parameters`` dict (see :mod:`helpers.scaling`)."""
-        from helpers.scaling import rope_parameters_from_config
-
-        inv_freq, factor = rope_parameters_from_config(rope_scaling, head_dim=dim, base=base, seq_len=seq_len, **kwargs)
-        return cls(dim, base, layout=layout, inv_freq=inv_freq, attention_factor=factor, rotary_dim=2 * len(inv_freq))
 
     def __call__(self, x: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
         check_float_tensor("x", x)

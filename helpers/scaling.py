@@ -13,7 +13,8 @@ transformers' ``ROPE_INIT_FUNCTIONS`` registry, and accepts HF's parameter names
 Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
 chapter's b·s approximation, errata E4), ``dynamic`` (HF dynamic NTK), ``yarn`` (as HF computes it), ``yarn_paper``
 (the paper's ramp, for teaching), ``llama3``, ``longrope``. :func:`rope_parameters_from_config` turns a pasted HF
-``rope_scaling`` / ``rope_parameters`` dict into frequencies.
+``rope_scaling`` / ``rope_parameters`` dict into frequencies, :func:`rotary_from_config` into a ready
+:class:`helpers.rope.Rotary` (here, not in :mod:`helpers.rope`, so that imports point one way: scaling -> rope).
 
 Formulas and the HF 5.24 conventions they follow: ``shared/design/reference-formulas.md``. Used by notebook 05.
 """
@@ -27,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from helpers._checks import check_dim, check_int, check_positive
-from helpers.rope import partial_rotary_dim, rope_inv_freq
+from helpers._checks import check_choice, check_dim, check_int, check_positive
+from helpers.rope import LAYOUTS, Rotary, partial_rotary_dim, rope_inv_freq
 
 __all__ = [
     "HF_ROPE_TYPES",
@@ -42,6 +43,7 @@ __all__ = [
     "ntk_inv_freq",
     "ntk_scaled_base",
     "rope_parameters_from_config",
+    "rotary_from_config",
     "rotations_in_context",
     "yarn_correction_dim",
     "yarn_correction_range",
@@ -629,3 +631,39 @@ def rope_parameters_from_config(
         described = ", ".join(f"{k!r}{where.get(k, '')}" for k in missing)
         raise ValueError(f"rope_type {rope_type!r} needs {described}; config keys given: {sorted(config)}")
     return fn(dim, base, **kwargs)
+
+
+def rotary_from_config(
+    dim: int,
+    rope_scaling: Mapping | None = None,
+    *,
+    base: float | None = None,
+    layout: str = "interleaved",
+    partial_rotary_factor: float = 1.0,
+    max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+) -> Rotary:
+    """A :class:`helpers.rope.Rotary` for a pasted HF ``rope_scaling`` / ``rope_parameters`` dict.
+
+    ``dim``: the head dimension D; only the first int(D · partial_rotary_factor) dimensions are rotated.
+    ``base``: the model's ``rope_theta``; leave it out when the dict carries ``rope_theta`` (a 5.x
+    ``rope_parameters`` dict), so that a real model's config pastes as it is. An explicit ``base`` that differs
+    from the dict's ``rope_theta`` raises; with neither, base = 10000 (HF ``default_theta``).
+    The other arguments are those of :func:`rope_parameters_from_config`. The rotation uses θ'_i and the attention
+    factor a of the chosen method (cos and sin both times a, so the logits scale by a²).
+
+    Shapes: the returned object rotates x (..., T, D). Source: HF ``RotaryEmbeddingConfigMixin`` and
+    ``ROPE_INIT_FUNCTIONS``. Used by notebook 05 and the tiny-model lab.
+    """
+    check_choice("layout", layout, LAYOUTS)
+    inv_freq, attention_factor = rope_parameters_from_config(
+        rope_scaling,
+        head_dim=dim,
+        base=base,
+        partial_rotary_factor=partial_rotary_factor,
+        max_position_embeddings=max_position_embeddings,
+        seq_len=seq_len,
+    )  # (D_rot/2,), float
+    return Rotary(
+        dim, layout=layout, inv_freq=inv_freq, attention_factor=attention_factor, rotary_dim=2 * len(inv_freq)
+    )

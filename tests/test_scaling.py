@@ -555,6 +555,36 @@ def test_llama31_config_equals_llama3_function():
     np.testing.assert_array_equal(inside[0], ours[0])
 
 
+def test_rotary_from_a_pasted_config_with_rope_theta_needs_no_base():
+    # issue 10: a default base used to count as a choice and clash with the dict's rope_theta
+    config = {**LLAMA31, "rope_theta": 500000.0}
+    rot = scaling.rotary_from_config(64, rope_scaling=config)
+    expected, a = llama3_inv_freq(64, 500000.0, 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0)
+    np.testing.assert_array_equal(rot.inv_freq, expected)
+    assert rot.attention_factor == a == 1.0 and rot.rotary_dim == 64 and rot.layout == "interleaved"
+    # the same base given explicitly agrees; a different one is a conflict that names both values
+    same = scaling.rotary_from_config(64, rope_scaling=config, base=500000.0)
+    np.testing.assert_array_equal(same.inv_freq, expected)
+    with pytest.raises(ValueError, match=r"base=10000\.0 conflicts with the config's rope_theta=500000\.0"):
+        scaling.rotary_from_config(64, rope_scaling=config, base=10000.0)
+
+
+def test_rotary_from_config_rotates_with_the_method_and_its_attention_factor():
+    import torch
+
+    from helpers import rope
+
+    rot = scaling.rotary_from_config(16, QWEN_YARN, base=1e6, layout="half_split", partial_rotary_factor=0.5)
+    inv_freq, a = yarn_inv_freq(8, 1e6, 4.0, 32768)
+    assert rot.rotary_dim == 8 and rot.attention_factor == pytest.approx(a)
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)  # (B, T, D)
+    cos, sin = rope.rope_cos_sin(5, inv_freq, attention_factor=a, dtype=torch.float64)  # (T, 4) each
+    expected = rope.apply_rope(x, cos, sin, layout="half_split", rotary_dim=8)  # (B, T, D)
+    torch.testing.assert_close(rot(x), expected, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"layout must be one of \['half_split', 'interleaved'\], got 'neox'"):
+        scaling.rotary_from_config(16, QWEN_YARN, layout="neox")
+
+
 @pytest.mark.parametrize("config", [None, {}, {"rope_theta": 1e4}, {"type": "default"}])
 def test_empty_config_means_default(config):
     inv_freq, a = rope_parameters_from_config(config, head_dim=64)
