@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "helpers"
 
@@ -141,6 +143,21 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+PLOT_MODULES = sorted(_module_name(p) for p in (PACKAGE / "plots").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", PLOT_MODULES)
+def test_plots_never_import_torch(module):
+    """plots/ is pure drawing: NumPy arrays in, axes out. No plots module imports torch (checked in the source)."""
+    path = ROOT / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        path = ROOT / module.replace(".", "/") / "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not [n for n in names if n == "torch" or n.startswith("torch.")], f"{module} imports torch"
 
 
 def test_methods_table_imports_neither_torch_nor_matplotlib():
