@@ -16,7 +16,7 @@ from helpers.learned import LearnedPositionalEmbedding
 from helpers.plots import learned as P
 from helpers.sinusoidal import sinusoidal_table
 from helpers.widgets import learned as WL
-from helpers.widgets._common import png_bytes
+from helpers.widgets._common import DPI, png_bytes
 
 
 @pytest.fixture(autouse=True)
@@ -207,7 +207,7 @@ def test_draw_row_gradients_changes_with_seq_len():
 def test_draw_row_gradients_into_a_reused_figure():
     grads = learned.all_row_gradients()
     ymax = WL.gradient_ymax(grads)
-    fig = Figure(figsize=WL.GRADIENT_LAYOUT[0])
+    fig = Figure(figsize=WL.GRADIENT_LAYOUT.figsize)
     a = WL.draw_row_gradients_into(fig, 2, grads=grads, ymax=ymax)
     h2, ylim2 = [b.get_height() for b in a.patches], a.get_ylim()
     fig.clear()
@@ -224,7 +224,7 @@ def test_draw_position_changes_with_position():
     b = WL.draw_position(15, trained, sin, 10)
     assert not np.allclose(a[1].lines[0].get_ydata(), b[1].lines[0].get_ydata())
     assert "p = 15" in b[0].get_title()
-    fig = Figure(figsize=WL.POSITION_LAYOUT[0])
+    fig = Figure(figsize=WL.POSITION_LAYOUT.figsize)
     c = WL.draw_position_into(fig, 15, tables=learned.position_tables(trained, sin, 10))
     np.testing.assert_allclose(c[1].lines[1].get_ydata(), b[1].lines[1].get_ydata())  # panel = static figure
     assert b[0].get_position().bounds == pytest.approx(c[0].get_position().bounds)  # same fixed margins
@@ -274,7 +274,7 @@ def test_redraws_differ_between_slider_values():
         for v in (v1, v2):
             fig = Figure(figsize=layout[0])
             draw(fig, v)
-            images.append(png_bytes(fig, dpi=WL.DPI))
+            images.append(png_bytes(fig))
         assert images[0] != images[1]
         width, height = int.from_bytes(images[0][16:20], "big"), int.from_bytes(images[0][20:24], "big")
-        assert (width, height) == (round(layout[0][0] * WL.DPI), round(layout[0][1] * WL.DPI))
+        assert (width, height) == (round(layout.figsize[0] * DPI), round(layout.figsize[1] * DPI))

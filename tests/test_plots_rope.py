@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from helpers import rope as R
 from helpers.plots import rope as P
 from helpers.widgets import rope as WR
-from helpers.widgets._common import png_bytes
+from helpers.widgets._common import DPI, png_bytes
 
 
 @pytest.fixture(autouse=True)
@@ -153,7 +153,7 @@ def test_plot_wavelengths_reflects_dim_base_and_reference():
     two_pi = [ln for ln in ax.lines if ln.get_label().startswith("2π")][0]
     np.testing.assert_allclose(two_pi.get_ydata(), [2 * np.pi, 2 * np.pi])
     ax = P.plot_wavelengths(16, 10000.0)  # same base as the reference: no dashed copy
-    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--"]) == 0
+    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--" and ln.get_visible()]) == 0  # hidden, not drawn
 
 
 def test_plot_long_range_decay_curves():
@@ -257,9 +257,9 @@ PANELS = [  # (panel, draw function, figure layout, extreme settings of its slid
 
 def _panel_png(draw, layout, **values):
     """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
-    fig = Figure(figsize=layout[0], dpi=WR.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WR.DPI)
+    return fig, png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "extremes"), PANELS)
@@ -284,7 +284,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, extremes):
 
 
 def test_draw_functions_draw_on_the_figure_they_are_given():
-    fig = Figure(figsize=WR.DECAY_LAYOUT[0])
+    fig = Figure(figsize=WR.DECAY_LAYOUT.figsize)
     top, bottom = WR.draw_decay(64, 1e4, 100, fig=fig)
     assert top.figure is fig and bottom.figure is fig and len(fig.axes) == 2
     fig = Figure()

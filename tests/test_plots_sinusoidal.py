@@ -17,6 +17,7 @@ from PIL import Image  # noqa: E402
 from helpers import sinusoidal as sn  # noqa: E402
 from helpers.plots import sinusoidal as psn  # noqa: E402
 from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
+from helpers.widgets import _common as C  # noqa: E402
 from helpers.widgets import sinusoidal as wsn  # noqa: E402
 
 
@@ -232,7 +233,7 @@ CLOCK_MOVES = [{"position": 11}, {"d_model": 10}, {"base": 50.0}]
 
 @pytest.mark.parametrize("change", WAVES_MOVES)
 def test_every_waves_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.WAVES_LAYOUT[0])  # as the panel does: one figure, redrawn in place
+    fig = Figure(figsize=wsn.WAVES_LAYOUT.figsize)  # as the panel does: one figure, redrawn in place
     before = _shown(wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig))
     ax = wsn.draw_waves(**{**wsn.WAVES_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -242,7 +243,7 @@ def test_every_waves_control_changes_the_drawn_data(change):
 
 @pytest.mark.parametrize("change", CLOCK_MOVES)
 def test_every_clock_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.CLOCK_LAYOUT[0])
+    fig = Figure(figsize=wsn.CLOCK_LAYOUT.figsize)
     before = _shown(wsn.draw_clocks(**wsn.CLOCK_DEFAULTS, fig=fig))
     ax = wsn.draw_clocks(**{**wsn.CLOCK_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -284,7 +285,7 @@ def test_draw_clocks_shows_what_plot_clocks_draws_and_limits_the_dials():
     assert len(hands) == 3
     with pytest.raises(ValueError, match="dials"):
         wsn.draw_clocks(position=1, d_model=18, base=1e4, fig=Figure())
-    with pytest.raises(ValueError, match="not a _WavesView"):
+    with pytest.raises(ValueError, match="this figure shows a ClocksView, not a WavesView"):
         wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig)
 
 
@@ -322,16 +323,16 @@ KEYS = {  # slider description -> keyword of the draw function
 def shown(monkeypatch):
     """The PNGs the panels display, in order (what the output area under the controls shows)."""
     pngs = []
-    monkeypatch.setattr(wsn, "display", lambda image: pngs.append(image.data))
+    monkeypatch.setattr(C, "display", lambda image: pngs.append(image.data))
     return pngs
 
 
 def _png(draw, layout, **values):
     """What a panel shows for ``values`` when drawn on a fresh figure."""
-    fig = Figure(figsize=layout[0], dpi=wsn.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
     FigureCanvasAgg(fig)
     draw(**values, fig=fig)
-    return fig, wsn.png_of(fig)
+    return fig, C.png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
@@ -370,7 +371,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
     for values in [defaults, *extremes]:
         fig, png = _png(draw, layout, **values)
         width, height = Image.open(io.BytesIO(png)).size
-        assert (width, height) == (round(layout[0][0] * wsn.DPI), round(layout[0][1] * wsn.DPI))
+        assert (width, height) == (round(layout.figsize[0] * C.DPI), round(layout.figsize[1] * C.DPI))
         renderer = fig.canvas.get_renderer()
         box = fig.axes[0].get_tightbbox(renderer)
         assert box.x0 >= 0 and box.y0 >= 0, (draw.__name__, values, box)
