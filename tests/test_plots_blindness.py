@@ -13,6 +13,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from matplotlib import ft2font  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.font_manager import fontManager  # noqa: E402
 
 from helpers import attention  # noqa: E402
@@ -20,6 +22,7 @@ from helpers.attention import scaled_dot_product_attention  # noqa: E402
 from helpers.plots import blindness as bp  # noqa: E402
 from helpers.plots._style import cjk_font  # noqa: E402
 from helpers.sinusoidal import sinusoidal_table  # noqa: E402
+from helpers.widgets import _common as C  # noqa: E402
 from helpers.widgets import blindness as bw  # noqa: E402
 
 CAT_EATS_FISH = ("猫", "吃", "鱼")
@@ -283,8 +286,8 @@ def test_plot_pooled_bars_and_reference_outlines():
 
 
 def test_bar_heights_reads_back_what_bars_drew():
-    c = bp._bars(np.arange(4), np.array([1.0, -2.0, 0.0, 3.5]))
-    np.testing.assert_allclose(bp.bar_heights(c), [1.0, -2.0, 0.0, 3.5])
+    ax = bp.plot_pooled(np.array([1.0, -2.0, 0.0, 3.5]))
+    np.testing.assert_allclose(bp.bar_heights(ax.collections[0]), [1.0, -2.0, 0.0, 3.5])
 
 
 def test_plot_weight_scale_entropy_stems():
@@ -336,8 +339,15 @@ def test_explorer_figure_reflects_every_control():
     np.testing.assert_allclose(_image(causal.axes[0])[0], [1.0, 0.0, 0.0])  # the first token sees only itself
 
 
+def _panel_figure(layout):
+    """A figure like the one a panel keeps: not registered with pyplot."""
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def test_explorer_blind_only_without_position_and_mask_for_every_order():
-    fig = bw._new_figure(bw._EXPLORER_LAYOUT, pyplot=False)  # one figure redrawn 72 times, as the panel does
+    fig = _panel_figure(bw.EXPLORER_LAYOUT)  # one figure redrawn 72 times, as the panel does
     for label, order in bw.ORDER_OPTIONS:
         reordered = order != attention.reference_order(order)
         for position in attention.POSITION_METHODS:
@@ -350,7 +360,7 @@ def test_explorer_blind_only_without_position_and_mask_for_every_order():
 
 def test_redrawing_into_a_figure_replaces_the_drawing():
     fresh = bw.explorer_figure(("小红", "打了", "小明"), "rope", True)
-    reused = bw._new_figure(bw._EXPLORER_LAYOUT, pyplot=False)
+    reused = _panel_figure(bw.EXPLORER_LAYOUT)
     for order, position, causal in [(bw.DEFAULT_ORDER, "none", False), (("猫", "鱼", "吃"), "sinusoidal", False)] * 2:
         assert bw.explorer_figure(order, position, causal, fig=reused) is reused
     bw.explorer_figure(("小红", "打了", "小明"), "rope", True, fig=reused)
@@ -365,7 +375,7 @@ def test_redrawing_into_a_figure_replaces_the_drawing():
         np.testing.assert_allclose(_bars(reused.axes[1])[key], heights)
 
     fresh_s = bw.weight_scale_figure(0.3)
-    reused_s = bw._new_figure(bw._SCALE_LAYOUT, pyplot=False)
+    reused_s = _panel_figure(bw.SCALE_LAYOUT)
     for s in (1.0, 0.01, 0.3):
         bw.weight_scale_figure(s, fig=reused_s)
     np.testing.assert_allclose(_entropy_dots(reused_s.axes[1]), _entropy_dots(fresh_s.axes[1]))
@@ -381,9 +391,9 @@ def test_weight_scale_figure_follows_the_slider():
     assert "s = 1" in a.axes[0].get_title() and "s = 0.01" in b.axes[0].get_title()
 
 
-def test_show_png_displays_one_png_and_panels_leave_no_pyplot_figures(monkeypatch):
+def test_panels_display_one_png_and_leave_no_pyplot_figures(monkeypatch):
     shown = []
-    monkeypatch.setattr(bw, "display", shown.append)
+    monkeypatch.setattr(C, "display", shown.append)
     plt.close("all")
     for build in (bw.explorer_panel, bw.weight_scale_panel):
         build()  # interactive_output draws once on creation

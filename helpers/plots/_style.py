@@ -108,3 +108,15 @@ class LiveLegend:
             for text, name in zip(self.legend.get_texts(), labels, strict=True):
                 text.set_text(name)
         return self.legend
+
+
+def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:
+    """Axis limits for positive ``values`` on a log axis: their range widened by ``margin`` of it on each side, in
+    log space (what autoscaling does, but computed from the data alone, so an axes updated in place gets exactly the
+    limits a fresh one gets; matplotlib's log autoscaling depends on earlier data at the last digit)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (1.0, 10.0)
+    a, b = np.log10(lo), np.log10(hi)
+    span = b - a if b > a else 1.0
+    return 10 ** (a - margin * span), 10 ** (b + margin * span)

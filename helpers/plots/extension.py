@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from helpers import scaling
 from helpers.methods import method_info, method_style
-from helpers.plots._style import LiveLegend, new_axes
+from helpers.plots._style import LiveLegend, log_limits, new_axes
 from helpers.plots._style import label as _label
 from helpers.rope import rope_score_curve
 
@@ -79,8 +79,8 @@ class AngleRange:
             self.span.set_width(i[bad][-1] - i[bad][0] + 1.0)
         shown = [a for a in (self.trained, self.needed, self.turn, self.span) if a.get_visible()]
         self.legend.update(shown, [a.get_label() for a in shown])
-        self.ax.relim(visible_only=True)
-        self.ax.autoscale_view()
+        self.ax.set_ylim(*log_limits(np.concatenate([train_len * theta, target_len * theta, [TWO_PI]])))
+        self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
         self.ax.set_title(f"D = {dim}, b = {base:g}: {int(bad.sum())} of {theta.size} pairs leave their trained range")
         return self.ax
 
@@ -357,11 +357,10 @@ class FrequencyRatios:
         if scaled:
             self.factor_line.set_ydata([1 / factor, 1 / factor])
             _ratio_ticks(self.ax, factor)
-        else:  # back to the default log ticks and autoscaling, as on a fresh axes
+        else:  # back to the default log ticks, as on a fresh axes
             self.ax.set_yscale("log")
-            self.ax.set_autoscaley_on(True)
-            self.ax.relim(visible_only=True)
-            self.ax.autoscale_view()
+            ratios = [line.get_ydata() for line in self.lines.values()]
+            self.ax.set_ylim(*log_limits(np.concatenate([*ratios, [1.0]])))
         self.ax.set_xlim(-0.05 * (reference.size - 1), 1.05 * (reference.size - 1))
         self.ax.set_xticks(_pair_ticks(reference.size))
         handles = list(self.lines.values())
@@ -439,8 +438,9 @@ class ScoreVsDistance:
                 line.set_linewidth(lw)
                 line.set_alpha(alpha)
         self.train_line.set_xdata([train_len, train_len])
+        self.ax.set_xlim(*log_limits([dist[0], dist[-1], train_len]))
         self.ax.relim()
-        self.ax.autoscale_view()
+        self.ax.autoscale_view(scalex=False)
         self.ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view
         if self.legend is not None:
             handles = [line for lines in self.lines.values() for line in lines]

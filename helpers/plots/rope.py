@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
-from helpers.plots._style import LiveLegend, cjk_font, label, new_axes
+from helpers.plots._style import LiveLegend, cjk_font, label, log_limits, new_axes
 from helpers.rope import long_range_decay, rope_inv_freq, rope_wavelengths
 
 
@@ -178,8 +178,13 @@ class Wavelengths:
             self.context.set_label(f"context {context:,} positions")
         shown = [a for a in (self.line, self.reference, self.context, self.two_pi) if a.get_visible()]
         self.legend.update(shown, [a.get_label() for a in shown])
-        self.ax.relim(visible_only=True)
-        self.ax.autoscale_view()
+        ys = [lam, [2 * np.pi]]
+        if show_ref:
+            ys.append(self.reference.get_ydata())
+        if context is not None:
+            ys.append([context])
+        self.ax.set_ylim(*log_limits(np.concatenate([np.ravel(y) for y in ys])))
+        self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
         self.ax.set_title(f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions")
         return self.ax
 

@@ -140,11 +140,12 @@ class View:
 
     layout: Layout
 
-    def __init__(self, fig):
+    def __init__(self, fig, **data):
         self.fig, self.axes = fixed_axes(self.layout, fig)
-        self.setup(self.axes)
+        self.data = data  # what the view was built for (e.g. precomputed tables), fixed for its figure
+        self.setup(self.axes, **data)
 
-    def setup(self, axes) -> None:  # pragma: no cover - every subclass defines it
+    def setup(self, axes, **data) -> None:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
     def update(self, **values):  # pragma: no cover - every subclass defines it
@@ -154,15 +155,23 @@ class View:
 _VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its view
 
 
-def view_on(kind: type[View], fig=None) -> View:
-    """The ``kind`` view drawn on ``fig``, made on first use (``fig=None``: a new pyplot figure of its size)."""
+def view_on(kind: type[View], fig=None, **data) -> View:
+    """The ``kind`` view drawn on ``fig``, made on first use (``fig=None``: a new pyplot figure of its size).
+
+    ``data``: what the view is built for (precomputed tables a panel keeps); a figure's view keeps the objects it
+    was built with, and asking for it with other objects raises (draw on a new figure instead).
+    """
     if fig is None:
         fig = plt.figure(figsize=kind.layout.figsize)
     view = _VIEWS.get(fig)
     if view is None:
-        view = _VIEWS[fig] = kind(fig)
+        view = _VIEWS[fig] = kind(fig, **data)
     elif not isinstance(view, kind):
         raise ValueError(f"this figure shows a {type(view).__name__}, not a {kind.__name__}")
+    elif view.data.keys() != data.keys() or any(view.data[k] is not v for k, v in data.items()):
+        raise ValueError(
+            f"this figure's {kind.__name__} was built for other data ({sorted(view.data)}): use a new figure"
+        )
     return view
 
 
