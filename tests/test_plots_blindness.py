@@ -1,43 +1,29 @@
 """Tests for helpers.plots.blindness and helpers.widgets.blindness (notebook 01), Agg backend only."""
 
-import matplotlib
+import math
+import warnings
 
-matplotlib.use("Agg")
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from _figure_checks import panel_controls
+from matplotlib import ft2font
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import fontManager
 
-import math  # noqa: E402
-import warnings  # noqa: E402
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib import ft2font  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.font_manager import fontManager  # noqa: E402
-
-from helpers import attention  # noqa: E402
-from helpers.attention import scaled_dot_product_attention  # noqa: E402
-from helpers.plots import blindness as bp  # noqa: E402
-from helpers.plots._style import cjk_font  # noqa: E402
-from helpers.sinusoidal import sinusoidal_table  # noqa: E402
-from helpers.widgets import _common as C  # noqa: E402
-from helpers.widgets import blindness as bw  # noqa: E402
+from helpers import attention
+from helpers.attention import scaled_dot_product_attention
+from helpers.plots import blindness as bp
+from helpers.plots._style import cjk_font
+from helpers.sinusoidal import sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import blindness as bw
 
 CAT_EATS_FISH = ("猫", "吃", "鱼")
 FISH_EATS_CAT = ("鱼", "吃", "猫")
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def _controls(panel):
-    """Every control of a panel built by helpers.widgets._common.panel, keyed by description."""
-    return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
 
 
 def _image(ax):
@@ -403,8 +389,8 @@ def test_panels_display_one_png_and_leave_no_pyplot_figures(monkeypatch):
     assert all(img.width is None and img.height is None for img in shown)  # shown at the figure's own size
 
 
-def test_explorer_panel_controls():
-    controls = _controls(bw.explorer_panel())
+def test_explorer_panelpanel_controls():
+    controls = panel_controls(bw.explorer_panel())
     order, position, causal = (
         controls["token order"],
         controls["position info"],
@@ -419,7 +405,7 @@ def test_explorer_panel_controls():
 
 
 def test_weight_scale_panel_slider_range():
-    (slider,) = _controls(bw.weight_scale_panel()).values()
+    (slider,) = panel_controls(bw.weight_scale_panel()).values()
     assert isinstance(slider, W.FloatLogSlider)
     assert (slider.base, slider.min, slider.max) == (10, -2.0, 0.0)  # s from 0.01 (uniform) to 1 (one-hot)
     assert slider.value == pytest.approx(1 / math.sqrt(512))

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from _figure_checks import assert_text_inside
 
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from _figure_checks import assert_text_inside  # noqa: E402
-
-from helpers import rope, scaling  # noqa: E402
-from helpers.methods import method_info, method_style  # noqa: E402
-from helpers.plots import extension as P  # noqa: E402
-from helpers.widgets import extension as WX  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import rope, scaling
+from helpers.methods import method_info, method_style
+from helpers.plots import extension as P
+from helpers.widgets import extension as WX
 
 
 def _labelled(ax) -> None:

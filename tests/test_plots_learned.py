@@ -1,11 +1,6 @@
 """Notebook 03's figures and panels: what they draw, and the computations behind them."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -17,12 +12,6 @@ from helpers.plots import learned as P
 from helpers.sinusoidal import sinusoidal_table
 from helpers.widgets import learned as WL
 from helpers.widgets._common import DPI, png_bytes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _tables(T=24, d=16, train_len=10, seed=0):

@@ -2,29 +2,20 @@
 
 import io
 
-import matplotlib
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from _figure_checks import panel_controls
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
 
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from helpers import sinusoidal as sn  # noqa: E402
-from helpers.plots import sinusoidal as psn  # noqa: E402
-from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
-from helpers.widgets import _common as C  # noqa: E402
-from helpers.widgets import sinusoidal as wsn  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import sinusoidal as sn
+from helpers.plots import sinusoidal as psn
+from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import sinusoidal as wsn
 
 
 def _labelled(ax):
@@ -33,11 +24,6 @@ def _labelled(ax):
 
 def _line_data(ax):
     return [np.asarray(line.get_ydata(), dtype=float).copy() for line in ax.get_lines()]
-
-
-def _controls(panel):
-    """Every control of a panel (the HBox rows above its image), keyed by description."""
-    return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -319,14 +305,6 @@ KEYS = {  # slider description -> keyword of the draw function
 }
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The PNGs the panels display, in order (what the output area under the controls shows)."""
-    pngs = []
-    monkeypatch.setattr(C, "display", lambda image: pngs.append(image.data))
-    return pngs
-
-
 def _png(draw, layout, **values):
     """What a panel shows for ``values`` when drawn on a fresh figure."""
     fig = Figure(figsize=layout.figsize, dpi=C.DPI)
@@ -337,7 +315,7 @@ def _png(draw, layout, **values):
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
 def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, defaults, extremes, shown):
-    controls = _controls(make_panel())
+    controls = panel_controls(make_panel())
     assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"
     assert shown[0] == _png(draw, layout, **defaults)[1]  # the panel opens at the documented defaults
     assert {KEYS[d] for d in controls} == set(defaults)
@@ -352,7 +330,7 @@ def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, de
 
 
 def test_waves_panel_dimension_sliders_follow_d_model_with_one_redraw(shown):
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d, a, b = controls["d_model (dims)"], controls["dimension a (index)"], controls["dimension b (index)"]
     b.value = 63
     n = len(shown)
@@ -379,7 +357,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
 
 
 def test_waves_panel_controls_and_ranges():
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d = controls["d_model (dims)"]
     assert (d.min, d.max, d.step, d.value) == (4, 128, 2, 64)
     base = controls["base"]
@@ -390,7 +368,7 @@ def test_waves_panel_controls_and_ranges():
 
 
 def test_clock_panel_controls_and_ranges():
-    controls = _controls(wsn.clock_panel())
+    controls = panel_controls(wsn.clock_panel())
     assert set(controls) == {"position pos (tokens)", "d_model (dims)", "base"}
     pos = controls["position pos (tokens)"]
     assert (pos.min, pos.max, pos.value) == (0, 1000, 10)
