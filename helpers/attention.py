@@ -26,6 +26,26 @@ def causal_mask(t_q: int, t_k: int | None = None) -> torch.Tensor:
     return torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=t_k - t_q)  # (T_q, T_k)
 
 
+def _check_mask(mask, scores_shape: tuple[int, ...]) -> None:
+    """A boolean mask whose last two dimensions are (T_q, T_k) and which does not enlarge the scores' batch shape."""
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a boolean torch.Tensor (True = may attend), got {type(mask).__name__}")
+    if mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+    t_q, t_k = scores_shape[-2:]
+    if mask.ndim < 2 or tuple(mask.shape[-2:]) != (t_q, t_k):
+        raise ValueError(f"mask must have shape (..., T_q, T_k) = (..., {t_q}, {t_k}), got {tuple(mask.shape)}")
+    try:
+        broadcast = torch.broadcast_shapes(tuple(mask.shape), scores_shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != scores_shape:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {scores_shape} "
+            "without adding dimensions; give it the batch dimensions of q (or none)"
+        )
+
+
 def scaled_dot_product_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -37,8 +57,8 @@ def scaled_dot_product_attention(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(q·kᵀ·logit_scale/√d_k [masked])·v.
 
-    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); ``mask``: boolean, broadcastable to
-    (..., T_q, T_k), True = may attend. Returns (output (..., T_q, d_v), weights (..., T_q, T_k)).
+    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); ``mask``: boolean of shape (T_q, T_k) or
+    (..., T_q, T_k) with leading dimensions that broadcast to q's without adding any, True = may attend. Returns (output (..., T_q, d_v), weights (..., T_q, T_k)).
     Scaled by ``math.sqrt(d_k)`` (a Python float: errata E11).
     """
     for name, t in (("q", q), ("k", k), ("v", v)):
@@ -54,8 +74,7 @@ def scaled_dot_product_attention(
     if causal:
         scores = scores.masked_fill(~causal_mask(q.shape[-2], k.shape[-2]), float("-inf"))
     if mask is not None:
-        if mask.dtype != torch.bool:
-            raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+        _check_mask(mask, tuple(scores.shape))
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
