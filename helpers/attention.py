@@ -16,13 +16,17 @@ import math
 import numpy as np
 import torch
 
-from helpers._checks import check_float_tensor
+from helpers._checks import check_bool, check_float_tensor, check_int, check_positive
 from helpers.rope import Rotary
 
 
 def causal_mask(t_q: int, t_k: int | None = None) -> torch.Tensor:
-    """Boolean (T_q, T_k) mask, True where query t may attend to key s (s ≤ t + T_k − T_q)."""
-    t_k = t_q if t_k is None else t_k
+    """Boolean (T_q, T_k) mask, True where query t may attend to key s (s ≤ t + T_k − T_q).
+
+    ``t_k`` defaults to ``t_q``; with T_k > T_q the queries are the last T_q positions (a KV cache).
+    """
+    t_q = check_int("t_q", t_q, minimum=0)
+    t_k = t_q if t_k is None else check_int("t_k", t_k, minimum=t_q)
     return torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=t_k - t_q)  # (T_q, T_k)
 
 
@@ -63,6 +67,15 @@ def scaled_dot_product_attention(
     """
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_float_tensor(name, t)
+        if t.ndim < 2:
+            raise ValueError(f"{name} must have shape (..., T, d) with at least 2 dimensions, got {tuple(t.shape)}")
+    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        raise ValueError(
+            "q, k and v must have the same leading (batch, head) dimensions, got "
+            f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}; nothing is broadcast"
+        )
+    causal = check_bool("causal", causal)
+    logit_scale = check_positive("logit_scale", logit_scale)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share d_k, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
@@ -97,6 +110,8 @@ def self_attention(
     Returns (output (..., T, d_v), weights (..., T, T)).
     """
     check_float_tensor("x", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must have shape (..., T, d_model) with at least 2 dimensions, got {tuple(x.shape)}")
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
         check_float_tensor(name, w)
         if w.shape[0] != x.shape[-1]:

@@ -170,3 +170,40 @@ def test_a_matching_mask_with_batch_dimensions_is_accepted():
     mask = attention.causal_mask(5)[None].expand(2, 5, 5)  # (2, 5, 5)
     out, w = attention.scaled_dot_product_attention(X + 1.0, X, X, mask=mask)
     assert out.shape == (2, 5, 8) and torch.all(w.triu(1) == 0)
+
+
+MORE_SILENT_ACCEPTANCES = [
+    # found by trying every public function as a new user would (issue 10): each was accepted silently before
+    (lambda: rope.rope_angles(np.zeros((2, 3), int), rope.rope_inv_freq(8)), ValueError, r"got shape \(2, 3\)"),
+    (lambda: rope.rope_cos_sin(np.zeros((2, 3), int), rope.rope_inv_freq(8)), ValueError, r"1-D array of shape \(T,\)"),
+    (lambda: sinusoidal.sinusoidal_table(np.zeros((2, 3)), 8), ValueError, r"positions must be an int n .* got shape"),
+    (
+        lambda: attention.scaled_dot_product_attention(torch.zeros(5, 8), torch.zeros(2, 5, 8), torch.zeros(2, 5, 8)),
+        ValueError,
+        r"q, k and v must have the same leading \(batch, head\) dimensions, got q \(5, 8\), k \(2, 5, 8\)",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, causal="yes"),
+        TypeError,
+        r"causal must be True or False, got 'yes'",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, logit_scale=-1.0),
+        ValueError,
+        r"logit_scale must be a finite number > 0",
+    ),
+    (lambda: attention.causal_mask(-1), ValueError, r"t_q must be an integer >= 0, got -1"),
+    (lambda: attention.causal_mask(2.5), TypeError, r"t_q must be an integer, got 2.5"),
+    (lambda: attention.causal_mask(4, 3), ValueError, r"t_k must be an integer >= 4, got 3"),
+    (
+        lambda: attention.self_attention(torch.zeros(8), *(torch.zeros(8, 4),) * 3),
+        ValueError,
+        r"x must have shape \(\.\.\., T, d_model\) with at least 2 dimensions, got \(8,\)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "exc", "pattern"), MORE_SILENT_ACCEPTANCES)
+def test_silent_acceptances_are_now_refused(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()
