@@ -24,15 +24,39 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from helpers._checks import check_float_tensor
+from helpers._checks import check_bool, check_float_tensor, check_int, check_positive
 from helpers.rope import Rotary
 from helpers.sinusoidal import sinusoidal_table
 
 
 def causal_mask(t_q: int, t_k: int | None = None) -> torch.Tensor:
-    """Boolean (T_q, T_k) mask, True where query t may attend to key s (s ≤ t + T_k − T_q)."""
-    t_k = t_q if t_k is None else t_k
+    """Boolean (T_q, T_k) mask, True where query t may attend to key s (s ≤ t + T_k − T_q).
+
+    ``t_k`` defaults to ``t_q``; with T_k > T_q the queries are the last T_q positions (a KV cache).
+    """
+    t_q = check_int("t_q", t_q, minimum=0)
+    t_k = t_q if t_k is None else check_int("t_k", t_k, minimum=t_q)
     return torch.ones(t_q, t_k, dtype=torch.bool).tril(diagonal=t_k - t_q)  # (T_q, T_k)
+
+
+def _check_mask(mask, scores_shape: tuple[int, ...]) -> None:
+    """A boolean mask whose last two dimensions are (T_q, T_k) and which does not enlarge the scores' batch shape."""
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a boolean torch.Tensor (True = may attend), got {type(mask).__name__}")
+    if mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+    t_q, t_k = scores_shape[-2:]
+    if mask.ndim < 2 or tuple(mask.shape[-2:]) != (t_q, t_k):
+        raise ValueError(f"mask must have shape (..., T_q, T_k) = (..., {t_q}, {t_k}), got {tuple(mask.shape)}")
+    try:
+        broadcast = torch.broadcast_shapes(tuple(mask.shape), scores_shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != scores_shape:
+        raise ValueError(
+            f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape {scores_shape} "
+            "without adding dimensions; give it the batch dimensions of q (or none)"
+        )
 
 
 def scaled_dot_product_attention(
@@ -46,12 +70,21 @@ def scaled_dot_product_attention(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(q·kᵀ·logit_scale/√d_k [masked])·v.
 
-    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); ``mask``: boolean, broadcastable to
-    (..., T_q, T_k), True = may attend. Returns (output (..., T_q, d_v), weights (..., T_q, T_k)).
+    q: (..., T_q, d_k), k: (..., T_k, d_k), v: (..., T_k, d_v); ``mask``: boolean of shape (T_q, T_k) or
+    (..., T_q, T_k) with leading dimensions that broadcast to q's without adding any, True = may attend. Returns (output (..., T_q, d_v), weights (..., T_q, T_k)).
     Scaled by ``math.sqrt(d_k)`` (a Python float: errata E11).
     """
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_float_tensor(name, t)
+        if t.ndim < 2:
+            raise ValueError(f"{name} must have shape (..., T, d) with at least 2 dimensions, got {tuple(t.shape)}")
+    if not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        raise ValueError(
+            "q, k and v must have the same leading (batch, head) dimensions, got "
+            f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}; nothing is broadcast"
+        )
+    causal = check_bool("causal", causal)
+    logit_scale = check_positive("logit_scale", logit_scale)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share d_k, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
@@ -63,8 +96,7 @@ def scaled_dot_product_attention(
     if causal:
         scores = scores.masked_fill(~causal_mask(q.shape[-2], k.shape[-2]), float("-inf"))
     if mask is not None:
-        if mask.dtype != torch.bool:
-            raise TypeError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}")
+        _check_mask(mask, tuple(scores.shape))
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., T_q, T_k)
     return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
@@ -87,6 +119,8 @@ def self_attention(
     Returns (output (..., T, d_v), weights (..., T, T)).
     """
     check_float_tensor("x", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must have shape (..., T, d_model) with at least 2 dimensions, got {tuple(x.shape)}")
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
         check_float_tensor(name, w)
         if w.shape[0] != x.shape[-1]:

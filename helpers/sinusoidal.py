@@ -66,13 +66,15 @@ def closest_distinct_positions(n_positions: int, d_model: int, base: float = 100
     """The pair of distinct positions in 0..n−1 whose encodings are nearest (Euclidean).
 
     Returns (p, q, distance). Uses ‖PE(p) − PE(q)‖² = 2·Σ_i (1 − cos((p−q)ω_i)), which depends only on
-    p − q, so only the n−1 distances need checking. Notebook 02's uniqueness experiment.
+    p − q, so only the n−1 distances need checking; of offsets tied to 1e-9 (relative) the smallest is returned, so
+    the answer does not depend on the CPU's last-bit rounding. Notebook 02's uniqueness experiment.
     """
     n = check_int("n_positions", n_positions, minimum=2)
     omega = sinusoidal_frequencies(d_model, base)  # (d/2,)
     deltas = np.arange(1, n, dtype=np.float64)  # (n−1,)
     sq = 2.0 * (1.0 - np.cos(np.outer(deltas, omega))).sum(axis=1)  # (n−1,)
-    j = int(np.argmin(sq))
+    # Offsets whose distances agree to 1e-9 (relative) tie: take the smallest, whatever the last bit of sin/cos says.
+    j = int(np.flatnonzero(sq <= sq.min() * (1 + 1e-9) + 1e-300)[0])
     return 0, j + 1, float(np.sqrt(max(sq[j], 0.0)))
 
 
