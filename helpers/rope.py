@@ -171,23 +171,45 @@ def rope(
     x: torch.Tensor,
     positions=None,
     *,
-    base: float = 10000.0,
+    base: float | None = None,
     inv_freq=None,
     attention_factor: float = 1.0,
     layout: str = "interleaved",
+    rotary_dim: int | None = None,
 ) -> torch.Tensor:
     """Convenience: rotate x (..., T, D) at ``positions`` (default 0..T-1) in one call.
 
-    Frequencies: ``inv_freq`` if given (e.g. from :mod:`helpers.scaling`), else θ_i = base^(-2i/D).
+    Frequencies: ``inv_freq`` (D_rot/2,) if given (e.g. from :mod:`helpers.scaling`), else θ_i = base^(-2i/D_rot)
+    with ``base`` = 10000 when not given; giving both is an error. ``rotary_dim``: rotate only the first D_rot
+    dimensions of each vector (partial rotary, GPT-NeoX); default all of D. Partial rotary is never inferred from
+    a short ``inv_freq``: its length must be exactly D_rot/2.
     """
     check_float_tensor("x", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must have shape (..., T, D) with at least 2 dimensions, got shape {tuple(x.shape)}")
+    head_dim = x.shape[-1]
+    if rotary_dim is None:
+        if head_dim % 2:
+            raise ValueError(f"x's last dimension D must be even (RoPE rotates pairs), got D = {head_dim}")
+        rotary_dim = head_dim
+    else:
+        rotary_dim = check_dim("rotary_dim", rotary_dim)
+        if rotary_dim > head_dim:
+            raise ValueError(f"rotary_dim must be <= x.shape[-1] = {head_dim}, got {rotary_dim}")
     if inv_freq is None:
-        inv_freq = rope_inv_freq(x.shape[-1], base)
+        inv_freq = rope_inv_freq(rotary_dim, 10000.0 if base is None else base)
+    else:
+        if base is not None:
+            raise ValueError(f"give base or inv_freq, not both (got base={base!r} and an inv_freq)")
+        inv_freq = _as_inv_freq(inv_freq)  # (D_rot/2,)
+        if inv_freq.size != rotary_dim // 2:
+            raise ValueError(
+                f"inv_freq must have rotary_dim / 2 = {rotary_dim // 2} frequencies (one per rotated pair of "
+                f"D_rot = {rotary_dim}), got {inv_freq.size}; for partial rotary pass rotary_dim explicitly"
+            )
     positions = x.shape[-2] if positions is None else positions
     cos, sin = rope_cos_sin(positions, inv_freq, attention_factor=attention_factor, dtype=x.dtype)
-    return apply_rope(
-        x, cos, sin, layout=layout, rotary_dim=2 * cos.shape[-1] if x.shape[-1] != 2 * cos.shape[-1] else None
-    )
+    return apply_rope(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
 class RopeCache:
@@ -373,17 +395,20 @@ def long_range_decay(
 
 # --------------------------------------------------------------------------- teaching: the explicit matrix
 def rotation_matrix(
-    position: float, dim: int, base: float = 10000.0, *, inv_freq=None, layout: str = "interleaved"
+    position: float, dim: int, base: float | None = None, *, inv_freq=None, layout: str = "interleaved"
 ) -> np.ndarray:
     """The block-diagonal R_Θ(m) of RoFormer (arXiv 2104.09864 §3.2.2), float64, shape (D, D).
 
     Interleaved: 2×2 blocks [[cos mθ_i, −sin mθ_i], [sin mθ_i, cos mθ_i]] on the diagonal.
     Half-split: the same matrix with rows and columns permuted so pair i is (i, i + D/2).
-    For teaching only: applying it costs O(D²) per vector, :func:`apply_rope` costs O(D).
+    For teaching only: applying it costs O(D²) per vector, :func:`apply_rope` costs O(D). ``base`` (default
+    10000) or ``inv_freq`` (D/2,), not both.
     """
     dim = check_dim("dim", dim)
     check_choice("layout", layout, LAYOUTS)
-    inv_freq = rope_inv_freq(dim, base) if inv_freq is None else _as_inv_freq(inv_freq)
+    if inv_freq is not None and base is not None:
+        raise ValueError(f"give base or inv_freq, not both (got base={base!r} and an inv_freq)")
+    inv_freq = rope_inv_freq(dim, 10000.0 if base is None else base) if inv_freq is None else _as_inv_freq(inv_freq)
     if 2 * inv_freq.size != dim:
         raise ValueError(f"inv_freq has {inv_freq.size} pairs but dim = {dim} needs {dim // 2}")
     angles = rope_angles(np.array([position]), inv_freq)[0]  # (D/2,)
@@ -454,16 +479,17 @@ def degrees(radians: float) -> float:
 class Rotary:
     """A positional method for :mod:`helpers.attention` and the lab: rotate q and k, never v.
 
-    ``Rotary(dim, base=1e4, layout="interleaved")``, or pass ``inv_freq``/``attention_factor`` from a
-    scaling method (:func:`helpers.scaling.rotary_from_config` builds one from a pasted HF config; it lives in
-    :mod:`helpers.scaling` so that imports point one way, scaling -> rope). Calling it on x (..., T, D) rotates position t by t·θ
+    ``Rotary(dim, base=1e4, layout="interleaved")`` (base 10000 when not given), or pass ``inv_freq`` (not both)
+    and ``attention_factor`` from a scaling method (:func:`helpers.scaling.rotary_from_config` builds one from a
+    pasted HF config; it lives in :mod:`helpers.scaling` so that imports point one way, scaling -> rope). Calling it
+    on x (..., T, D) rotates position t by t·θ
     (or by the given ``positions``), using a cache that grows on demand.
     """
 
     def __init__(
         self,
         dim: int,
-        base: float = 10000.0,
+        base: float | None = None,
         *,
         layout: str = "interleaved",
         inv_freq=None,
@@ -475,7 +501,10 @@ class Rotary:
         if self.rotary_dim > self.dim:
             raise ValueError(f"rotary_dim must be <= dim = {self.dim}, got {self.rotary_dim}")
         self.layout = check_choice("layout", layout, LAYOUTS)
-        inv_freq = rope_inv_freq(self.rotary_dim, base) if inv_freq is None else _as_inv_freq(inv_freq)
+        if inv_freq is not None and base is not None:
+            raise ValueError(f"give base or inv_freq, not both (got base={base!r} and an inv_freq)")
+        inv_freq = rope_inv_freq(self.rotary_dim, 10000.0 if base is None else base) if inv_freq is None else inv_freq
+        inv_freq = _as_inv_freq(inv_freq)
         if 2 * inv_freq.size != self.rotary_dim:
             raise ValueError(
                 f"inv_freq has {inv_freq.size} pairs but rotary_dim = {self.rotary_dim} needs {self.rotary_dim // 2}"
