@@ -14,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from helpers import sinusoidal as sn  # noqa: E402
 from helpers.plots import sinusoidal as psn  # noqa: E402
 from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
 from helpers.widgets import sinusoidal as wsn  # noqa: E402
@@ -50,21 +51,21 @@ def test_sign_changes_matches_a_loop():
     for j in range(table.shape[1]):
         signs = [1 if v >= 0 else -1 for v in table[:, j]]
         expected.append(sum(a != b for a, b in zip(signs[:-1], signs[1:], strict=True)))
-    np.testing.assert_array_equal(psn.sign_changes(table), expected)
+    np.testing.assert_array_equal(sn.sign_changes(table), expected)
 
 
 def test_sign_changes_of_a_sine_is_about_n_over_pi():
     col = np.sin(np.arange(2048.0))[:, None]
-    assert abs(2047 / psn.sign_changes(col)[0] - np.pi) < 0.01
-    assert psn.sign_changes(np.cos(np.arange(100) * 1e-4)[:, None])[0] == 0
+    assert abs(2047 / sn.sign_changes(col)[0] - np.pi) < 0.01
+    assert sn.sign_changes(np.cos(np.arange(100) * 1e-4)[:, None])[0] == 0
 
 
 def test_nearest_row_distance_matches_brute_force():
     rng = np.random.default_rng(1)
     rows, ref = rng.normal(size=(30, 6)), rng.normal(size=(17, 6))
     brute = np.array([min(np.linalg.norm(r - q) for q in ref) for r in rows])
-    np.testing.assert_allclose(psn.nearest_row_distance(rows, ref), brute, rtol=1e-10)
-    np.testing.assert_allclose(psn.nearest_row_distance(ref[:4], ref), 0.0, atol=1e-6)
+    np.testing.assert_allclose(sn.nearest_row_distance(rows, ref), brute, rtol=1e-10)
+    np.testing.assert_allclose(sn.nearest_row_distance(ref[:4], ref), 0.0, atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +155,7 @@ def test_plot_sign_changes_measured_and_expected():
     ax = psn.plot_sign_changes(d_model=32, n_positions=500)
     _labelled(ax)
     measured, expected = _line_data(ax)
-    np.testing.assert_array_equal(measured, psn.sign_changes(sinusoidal_table(500, 32)))
+    np.testing.assert_array_equal(measured, sn.sign_changes(sinusoidal_table(500, 32)))
     assert measured[0] > 100 and measured[-1] == 0
     assert np.all(np.abs(measured - expected) <= 2)  # the wave formula predicts the count to within a crossing or two
 

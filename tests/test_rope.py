@@ -182,3 +182,18 @@ def test_rotary_keeps_float64_inputs_in_float64():
     exact = R.rope(x, base=1e4)  # float64 angles and tables
     torch.testing.assert_close(R.Rotary(8)(x), exact, rtol=0, atol=1e-14)
     assert R.Rotary(8)(x.float()).dtype == torch.float32
+
+
+def test_rope_score_curve_matches_rotated_vectors():
+    """a²·mean cos(Δθ_i) equals ⟨R_m q, R_n k⟩/D for q = k = 1, computed by rotating with helpers.rope."""
+    from helpers.scaling import yarn_inv_freq
+
+    dim = 16
+    inv, a = yarn_inv_freq(dim, 1e4, 4.0, 64)
+    positions = np.arange(40)
+    cos, sin = R.rope_cos_sin(positions, inv, attention_factor=a, dtype=torch.float64)
+    ones = torch.ones(len(positions), dim, dtype=torch.float64)
+    rot = R.apply_rope(ones, cos, sin)  # (T, D)
+    scores = (rot[-1] @ rot.T).numpy() / dim  # query at 39, keys at 0..39
+    distances = positions[-1] - positions
+    np.testing.assert_allclose(R.rope_score_curve(inv, distances, a), scores, rtol=1e-10)

@@ -1,8 +1,10 @@
 """Figures for notebook 05 (RoPE length extension): PI, NTK-aware, dynamic NTK, YaRN, Llama 3.1, LongRoPE.
 
-Every plotting function takes ``ax=None`` (or ``axes=None``), draws, and returns the axes. The frequencies come
-from :mod:`helpers.scaling`; the small computations here (the score of q = k = 1 against distance, the entropy of a
-toy attention row) are tested against independent computations in ``tests/test_plots_extension.py``.
+Every plotting function takes ``ax=None`` (or ``axes=None``), draws, and returns the axes. The numbers come from
+:mod:`helpers.scaling` (frequencies, :func:`~helpers.scaling.extension_frequencies`, the out-of-range pairs, the toy
+entropy) and :mod:`helpers.rope` (:func:`~helpers.rope.rope_score_curve`); nothing is computed here. Methods are
+named by their registry keys (``"linear"``, ``"yarn"``, …) and drawn with the label, colour and line style of
+:data:`helpers.methods.SCALING_METHODS`.
 
 Symbols: D rotary dimension, b base, θ_i = b^(−2i/D), s scale factor, L training length, L′ target length.
 """
@@ -16,23 +18,12 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from helpers import scaling
-from helpers._checks import check_dim, check_int, check_positive
+from helpers.methods import method_info, method_style
 from helpers.plots._style import label as _label
 from helpers.plots._style import new_axes
+from helpers.rope import rope_score_curve
 
 TWO_PI = 2 * math.pi
-
-#: Colour and line style per method, shared by every figure of the chapter so a method looks the same everywhere.
-METHOD_STYLE: dict[str, dict] = {
-    "original": {"color": "black", "ls": "-"},
-    "PI": {"color": "tab:blue", "ls": "-"},
-    "NTK-aware": {"color": "tab:orange", "ls": "-"},
-    "chapter's NTK (b·s)": {"color": "tab:red", "ls": ":"},
-    "dynamic NTK": {"color": "tab:brown", "ls": "--"},
-    "YaRN": {"color": "tab:green", "ls": "-"},
-    "YaRN (paper ramp)": {"color": "tab:olive", "ls": "--"},
-    "Llama 3.1": {"color": "tab:purple", "ls": "-."},
-}
 
 
 def _plain_log_axis(axis) -> None:
@@ -55,109 +46,6 @@ def _pair_ticks(n_pairs: int) -> np.ndarray:
     return np.arange(0, n_pairs, step)
 
 
-def _style(name: str) -> dict:
-    return METHOD_STYLE.get(name, {"color": None, "ls": "-"})
-
-
-# --------------------------------------------------------------------------- computations
-def extension_methods(
-    dim: int, base: float, factor: float, train_len: int, *, methods: Sequence[str] | None = None
-) -> dict[str, tuple[np.ndarray, float]]:
-    """Every method's frequencies for extending a model trained on L = ``train_len`` positions by s = ``factor``.
-
-    Returns {name: (inv_freq (D/2,), attention_factor)} computed with :mod:`helpers.scaling`:
-    "original" (θ_i), "PI" (θ_i/s), "NTK-aware" (b·s^(D/(D−2))), "chapter's NTK (b·s)", "dynamic NTK" (evaluated at
-    the current length l = s·L with the paper's scale l/L, i.e. HF ``dynamic`` with factor 1), "YaRN" (HF's code
-    ramp, β_fast = 32, β_slow = 1), "YaRN (paper ramp)" (α = 1, β = 32) and "Llama 3.1" (low = 1, high = 4).
-    ``methods`` selects a subset by name. Used by notebook 05 (sections 7 and 9).
-    """
-    dim = check_dim("dim", dim)
-    train_len = check_int("train_len", train_len, minimum=1)
-    factor = check_positive("factor", factor, minimum=1.0, inclusive=True)
-    makers = {
-        "original": lambda: scaling.default_inv_freq(dim, base),
-        "PI": lambda: scaling.linear_inv_freq(dim, base, factor),
-        "NTK-aware": lambda: scaling.ntk_inv_freq(dim, base, factor),
-        "chapter's NTK (b·s)": lambda: scaling.ntk_chapter_inv_freq(dim, base, factor),
-        "dynamic NTK": lambda: scaling.dynamic_ntk_inv_freq(dim, base, 1.0, round(factor * train_len), train_len),
-        "YaRN": lambda: scaling.yarn_inv_freq(dim, base, factor, train_len),
-        "YaRN (paper ramp)": lambda: scaling.yarn_paper_inv_freq(dim, base, factor, train_len),
-        "Llama 3.1": lambda: scaling.llama3_inv_freq(dim, base, factor, train_len),
-    }
-    names = list(makers) if methods is None else list(methods)
-    unknown = [n for n in names if n not in makers]
-    if unknown:
-        raise ValueError(f"methods must be names from {list(makers)}, got unknown {unknown}")
-    return {n: makers[n]() for n in names}
-
-
-def out_of_range_pairs(dim: int, base: float, train_len: int, target_len: int) -> np.ndarray:
-    """Boolean (D/2,): pairs whose angles at positions up to L′ include angles never seen up to L.
-
-    Pair i sees the angles [0, L·θ_i] during training. If L·θ_i ≥ 2π it has made a full turn, so every angle
-    (mod 2π) has been seen; otherwise the angles in (L·θ_i, min(L′·θ_i, 2π)) are new whenever L′ > L.
-    The condition L·θ_i < 2π is r_i = L/λ_i < 1: YaRN's α = 1 boundary. Used by notebook 05 (section 1).
-    """
-    theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
-    train_len = check_int("train_len", train_len, minimum=1)
-    target_len = check_int("target_len", target_len, minimum=1)
-    return (train_len * theta < TWO_PI) & (target_len > train_len)  # (D/2,)
-
-
-def still_out_of_range(inv_freq, scaled_inv_freq, train_len: int, target_len: int) -> np.ndarray:
-    """Boolean (D/2,): pairs that, with the scaled frequencies θ′, still meet angles unseen in training at L′.
-
-    Pair i saw [0, L·θ_i] in training (the whole circle if L·θ_i ≥ 2π). At L′ with θ′ it needs [0, L′·θ′_i]; it
-    meets new angles iff L·θ_i < 2π and L′·θ′_i > L·θ_i (up to a 1e-12 relative rounding margin).
-    PI (θ′ = θ·L/L′) gives none; NTK-aware leaves the slow pairs but the last partly out of range.
-    Used by notebook 05 (sections 3 and 9).
-    """
-    theta = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
-    scaled = np.asarray(scaled_inv_freq, dtype=np.float64)  # (D/2,)
-    if theta.shape != scaled.shape:
-        raise ValueError(f"inv_freq and scaled_inv_freq must have the same shape, got {theta.shape} and {scaled.shape}")
-    train_len = check_int("train_len", train_len, minimum=1)
-    target_len = check_int("target_len", target_len, minimum=1)
-    return (train_len * theta < TWO_PI) & (target_len * scaled > train_len * theta * (1 + 1e-12))  # (D/2,)
-
-
-def rope_score_curve(inv_freq, distances, attention_factor: float = 1.0) -> np.ndarray:
-    """Score of q = k = (1, 1, …, 1) at relative distance Δ, averaged over pairs: a²·mean_i cos(Δ·θ_i).
-
-    For pair i, ⟨R_m q, R_n k⟩ with q_i = k_i = (1, 1) is 2·cos((m − n)θ_i); dividing by D gives the mean of the
-    cosines, 1 at Δ = 0 (times a², the attention factor applied to q and k alike). The classic RoFormer decay curve
-    (arXiv 2104.09864 §3.4.3, Fig. 2 shows a bound on it). ``distances``: (N,), returns (N,) float64.
-    Used by notebook 05 (sections 2 and 7).
-    """
-    inv_freq = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
-    a = check_positive("attention_factor", attention_factor)
-    delta = np.asarray(distances, dtype=np.float64)  # (N,)
-    return a * a * np.cos(np.outer(delta, inv_freq)).mean(axis=1)  # (N,)
-
-
-def toy_attention_entropy(inv_freq, lengths, *, attention_factor: float = 1.0, peak_logit: float = 8.0) -> np.ndarray:
-    """Entropy (nats) of the last query's attention over the n most recent keys, for each n in ``lengths``.
-
-    Toy model: every token has the same content, so the logit at distance Δ is
-    c·a²·mean_i cos(Δ·θ_i) (c = ``peak_logit``, the logit at Δ = 0 without temperature; a = attention factor).
-    H(n) = −Σ_{Δ<n} p_Δ ln p_Δ with p = softmax over Δ = 0..n−1, computed for all n at once with running sums.
-    A uniform row would have H = ln n. Shapes: ``lengths`` (K,) of ints >= 1; returns (K,).
-    Used by notebook 05 (section 5).
-    """
-    lengths = np.asarray(lengths)
-    if lengths.ndim != 1 or lengths.size == 0 or lengths.min() < 1:
-        raise ValueError(f"lengths must be a 1-D array of integers >= 1, got {lengths!r}")
-    c = check_positive("peak_logit", peak_logit)
-    n_max = int(lengths.max())
-    x = c * rope_score_curve(inv_freq, np.arange(n_max), attention_factor)  # (n_max,)
-    w = np.exp(x - x.max())  # (n_max,) stable: a common shift cancels in p
-    z = np.cumsum(w)  # (n_max,)  Z_n (shifted)
-    wx = np.cumsum(w * (x - x.max()))  # (n_max,)
-    idx = lengths.astype(int) - 1
-    # H = ln Z − E_p[x]  (both with the same shift)
-    return np.log(z[idx]) - wx[idx] / z[idx]  # (K,)
-
-
 # --------------------------------------------------------------------------- section 1: the problem
 def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 2048, target_len: int = 8192, ax=None):
     """Per pair: the largest angle seen in training (L·θ_i) and the largest angle needed at L′ (L′·θ_i), log scale.
@@ -168,7 +56,7 @@ def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 204
     ax = new_axes(ax)
     theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
     i = np.arange(theta.size)
-    bad = out_of_range_pairs(dim, base, train_len, target_len)
+    bad = scaling.out_of_range_pairs(dim, base, train_len, target_len)
     ax.semilogy(i, train_len * theta, "o-", ms=2.5, color="tab:blue", label=f"trained: L·θ_i (L = {train_len})")
     ax.semilogy(i, target_len * theta, "s-", ms=2.5, color="tab:red", label=f"needed: L′·θ_i (L′ = {target_len})")
     ax.axhline(TWO_PI, color="grey", ls="--", lw=1, label="one full turn (2π)")
@@ -195,8 +83,8 @@ def plot_step_angles(dim: int = 128, base: float = 10000.0, factor: float = 4.0,
     theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
     pi = scaling.linear_inv_freq(dim, base, factor)[0]  # (D/2,)
     i = np.arange(theta.size)
-    ax.semilogy(i, np.degrees(theta), color="black", label="original θ_i")
-    ax.semilogy(i, np.degrees(pi), color=_style("PI")["color"], label=f"PI θ_i/s (s = {factor:g})")
+    ax.semilogy(i, np.degrees(theta), color=method_info("default").color, label="plain RoPE θ_i")
+    ax.semilogy(i, np.degrees(pi), color=method_info("linear").color, label=f"PI θ_i/s (s = {factor:g})")
     ax.legend(fontsize=8)
     _plain_log_axis(ax.yaxis)
     return _label(
@@ -211,7 +99,7 @@ def plot_pi_distances(dim: int = 128, base: float = 10000.0, factor: float = 4.0
     """Score of q = k = 1 against distance: where PI puts neighbouring tokens on the curve the model was trained on.
 
     The trained model saw the score only at integer distances (black dots). Under PI a token distance Δ is rotated
-    like the distance Δ/s (blue crosses, drawn at x = Δ/s): every cross lies on the original curve (interpolation,
+    like the distance Δ/s (crosses in PI's colour, drawn at x = Δ/s): every cross lies on the original curve (interpolation,
     no unseen angle), but s crosses crowd into each unit step, at fractional distances never seen in training.
     """
     ax = new_axes(ax)
@@ -226,7 +114,7 @@ def plot_pi_distances(dim: int = 128, base: float = 10000.0, factor: float = 4.0
         pi_tokens / factor,
         rope_score_curve(pi, pi_tokens),
         "x",
-        color=_style("PI")["color"],
+        color=method_info("linear").color,
         ms=5,
         label=f"PI: token distance Δ drawn at Δ/{factor:g}",
     )
@@ -246,12 +134,11 @@ def plot_slowdown(dim: int = 128, base: float = 10000.0, factor: float = 4.0, ax
     Dotted horizontal lines at 1 (untouched) and s. Errata E4: only PI slows every pair by s.
     """
     ax = new_axes(ax)
-    theta = scaling.default_inv_freq(dim, base)[0]
+    freqs = scaling.extension_frequencies(dim, base, factor, 1, methods=["default", "linear", "ntk", "ntk_chapter"])
+    theta = freqs.pop("default")[0]  # (D/2,)
     i = np.arange(theta.size)
-    for name in ("PI", "NTK-aware", "chapter's NTK (b·s)"):
-        inv = extension_methods(dim, base, factor, 1, methods=[name])[name][0]
-        st = _style(name)
-        ax.plot(i, theta / inv, color=st["color"], ls=st["ls"], lw=1.8, label=name)
+    for name, (inv, _) in freqs.items():
+        ax.plot(i, theta / inv, lw=1.8, **method_style(name))
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
     ax.axhline(factor, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=8)
@@ -271,14 +158,13 @@ def plot_dynamic_scale(train_len: int = 2048, factor: float = 2.0, max_len: int 
     unless s = 1.
     """
     ax = new_axes(ax)
-    train_len = check_int("train_len", train_len, minimum=1)
     max_len = 4 * train_len if max_len is None else max_len
-    lengths = np.linspace(1, max_len, 400)
-    ell = np.maximum(lengths, train_len)
-    ax.plot(
-        lengths, factor * ell / train_len - (factor - 1), color="tab:brown", label=f"HF dynamic, factor = {factor:g}"
-    )
-    ax.plot(lengths, ell / train_len, color="tab:brown", ls="--", label="YaRN paper §3.3: max(1, l/L)")
+    lengths = np.linspace(1, max_len, 400)  # (K,)
+    color = method_info("dynamic").color
+    hf = scaling.dynamic_ntk_scale(lengths, factor, train_len)  # (K,)
+    ax.plot(lengths, hf, color=color, label=f"HF dynamic, factor = {factor:g}")
+    paper = scaling.dynamic_ntk_scale(lengths, 1.0, train_len)  # (K,)
+    ax.plot(lengths, paper, color=color, ls="--", label="YaRN paper §3.3: max(1, l/L)")
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=8)
     return _label(
@@ -305,7 +191,7 @@ def plot_yarn_ramp(
     γ = 1: the pair is kept (it turns more than β_fast times within L); γ = 0: divided by s like PI (fewer than
     β_slow turns). Each x tick label also shows r_i = L/λ_i, the pair's turns within L (one axis instead of a
     secondary top axis: half the ticks to build on every slider move). The code ramp has YaRN's colour and the paper
-    ramp the colour of "YaRN (paper ramp)" in :data:`METHOD_STYLE`, so ``legend=False`` can leave the naming to a
+    ramp the colour of ``"yarn_paper"`` in :data:`helpers.methods.SCALING_METHODS`, so ``legend=False`` can leave the naming to a
     neighbouring panel's legend.
     """
     ax = new_axes(ax)
@@ -313,8 +199,8 @@ def plot_yarn_ramp(
     paper = scaling.yarn_ramp(dim, base, train_len, kind="paper", beta_fast=beta_fast, beta_slow=beta_slow)
     r = scaling.rotations_in_context(dim, base, train_len)
     i = np.arange(code.size)
-    ax.plot(i, code, "o-", ms=2.5, color=_style("YaRN")["color"], label="code (HF, jquesnelle): linear in i")
-    ax.plot(i, paper, "s--", ms=2.5, color=_style("YaRN (paper ramp)")["color"], label="paper: linear in r = L/λ")
+    ax.plot(i, code, "o-", ms=2.5, color=method_info("yarn").color, label="code (HF, jquesnelle): linear in i")
+    ax.plot(i, paper, "s--", ms=2.5, color=method_info("yarn_paper").color, label="paper: linear in r = L/λ")
     for n_rot, txt in ((beta_fast, "β_fast"), (beta_slow, "β_slow")):
         x = scaling.yarn_correction_dim(n_rot, dim, base, train_len)
         if 0 <= x <= code.size - 1:
@@ -334,7 +220,7 @@ def plot_yarn_entropy(
 ):
     """Toy attention entropy against the number of keys n: original RoPE, YaRN without and with its temperature.
 
-    Same-content tokens (:func:`toy_attention_entropy`): the logit at distance Δ is c·a²·mean_i cos(Δθ′_i). The grey
+    Same-content tokens (:func:`helpers.scaling.toy_attention_entropy`): the logit at distance Δ is c·a²·mean_i cos(Δθ′_i). The grey
     line is ln n (a uniform row). Vertical lines at L and s·L.
     """
     ax = new_axes(ax)
@@ -342,20 +228,13 @@ def plot_yarn_entropy(
     theta = scaling.default_inv_freq(dim, base)[0]
     inv, a = scaling.yarn_inv_freq(dim, base, factor, train_len)
     ax.semilogx(lengths, np.log(lengths), color="0.7", lw=1, label="uniform: ln n")
-    ax.semilogx(lengths, toy_attention_entropy(theta, lengths, peak_logit=peak_logit), color="black", label="original")
-    ax.semilogx(
-        lengths,
-        toy_attention_entropy(inv, lengths, peak_logit=peak_logit),
-        color="tab:green",
-        ls="--",
-        label="YaRN, no temperature",
-    )
-    ax.semilogx(
-        lengths,
-        toy_attention_entropy(inv, lengths, attention_factor=a, peak_logit=peak_logit),
-        color="tab:green",
-        label=f"YaRN, logits × {a * a:.3f}",
-    )
+    entropy = scaling.toy_attention_entropy
+    plain, yarn = method_info("default"), method_info("yarn")
+    ax.semilogx(lengths, entropy(theta, lengths, peak_logit=peak_logit), color=plain.color, label=plain.label)
+    no_temperature = entropy(inv, lengths, peak_logit=peak_logit)  # (K,)
+    ax.semilogx(lengths, no_temperature, color=yarn.color, ls="--", label="YaRN, no temperature")
+    with_temperature = entropy(inv, lengths, attention_factor=a, peak_logit=peak_logit)  # (K,)
+    ax.semilogx(lengths, with_temperature, color=yarn.color, label=f"YaRN, logits × {a * a:.3f}")
     for x in (train_len, factor * train_len):
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=7)
@@ -387,18 +266,18 @@ def plot_frequency_ratios(
     highlight: str | None = None,
     ax=None,
 ):
-    """θ′_i/θ_i per pair (log scale) for each named frequency array in ``curves`` against ``reference`` θ_i.
+    """θ′_i/θ_i per pair (log scale) for each frequency array in ``curves`` against ``reference`` θ_i.
 
-    1 means untouched (extrapolated), 1/s means divided by s (interpolated, as PI). ``highlight`` draws one method
-    thick and the others thin. Names found in :data:`METHOD_STYLE` get the chapter's colours.
+    ``curves``: {method key (:data:`helpers.scaling.ROPE_SCALING`): inv_freq (D/2,)}, drawn with the method's label,
+    colour and line style (:func:`helpers.methods.method_style`; an unknown key raises). 1 means untouched
+    (extrapolated), 1/s means divided by s (interpolated, as PI). ``highlight``: a key drawn thick, the others thin.
     """
     ax = new_axes(ax)
     reference = np.asarray(reference, dtype=np.float64)
     i = np.arange(reference.size)
     for name, inv in curves.items():
-        st = _style(name)
         lw, alpha = (2.6, 1.0) if highlight in (None, name) else (1.0, 0.45)
-        ax.semilogy(i, np.asarray(inv) / reference, color=st["color"], ls=st["ls"], lw=lw, alpha=alpha, label=name)
+        ax.semilogy(i, np.asarray(inv) / reference, lw=lw, alpha=alpha, **method_style(name))
     if factor is not None and factor > 1:
         ax.axhline(1 / factor, color="grey", lw=0.8, ls=":")
         _ratio_ticks(ax, factor)
@@ -419,22 +298,25 @@ def plot_score_vs_distance(
 ):
     """Score of q = k = 1 (a²·mean cos(Δθ′_i)) against distance Δ for each method, log-spaced Δ from 1 to max.
 
-    The original curve is solid up to L (trained) and dotted after (extrapolated). ``methods``: as returned by
-    :func:`extension_methods`. The YaRN curves include the attention factor a². ``legend=False`` leaves the legend
+    ``methods``: {method key: (inv_freq, attention_factor)}, as returned by
+    :func:`helpers.scaling.extension_frequencies`. Plain RoPE (``"default"``) is solid up to L (trained) and dotted
+    after (extrapolated). The YaRN curves include the attention factor a². ``legend=False`` leaves the legend
     to the caller (e.g. a neighbouring panel that already names every method in the same colours).
     """
     ax = new_axes(ax)
     dist = np.unique(np.geomspace(1, max_distance, 300).astype(int))  # (N,)
     for name, (inv, a) in methods.items():
-        st = _style(name)
-        y = rope_score_curve(inv, dist, a)
+        st = method_style(name)
+        y = rope_score_curve(inv, dist, a)  # (N,)
         lw, alpha = (2.0, 1.0) if highlight in (None, name) else (0.9, 0.35)
-        if name == "original":
+        if name == "default":
             inside = dist <= train_len
-            ax.semilogx(dist[inside], y[inside], color="black", lw=lw, alpha=alpha, label="original (Δ ≤ L)")
-            ax.semilogx(dist[~inside], y[~inside], color="black", ls=":", lw=lw, alpha=alpha, label="original (Δ > L)")
+            text = st.pop("label")
+            ax.semilogx(dist[inside], y[inside], lw=lw, alpha=alpha, label=f"{text} (Δ ≤ L)", **st)
+            st["ls"] = ":"
+            ax.semilogx(dist[~inside], y[~inside], lw=lw, alpha=alpha, label=f"{text} (Δ > L)", **st)
         else:
-            ax.semilogx(dist, y, color=st["color"], ls=st["ls"], lw=lw, alpha=alpha, label=name)
+            ax.semilogx(dist, y, lw=lw, alpha=alpha, **st)
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     ax.yaxis.set_major_locator(MaxNLocator(4))
     ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view, nothing more
@@ -475,6 +357,7 @@ def plot_config_wavelengths(configs: Mapping[str, tuple[np.ndarray, np.ndarray, 
 def plot_metric_curves(
     curves: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     *,
+    styles: Mapping[str, Mapping] | None = None,
     train_len: int | None = None,
     xlabel: str,
     ylabel: str,
@@ -483,19 +366,18 @@ def plot_metric_curves(
     legend: bool = True,
     ax=None,
 ):
-    """One line per method for a measured quantity (loss against position, passkey accuracy against length, …).
+    """One line per curve for a measured quantity (loss against position, passkey accuracy against length, …).
 
-    ``curves``: {method name: (x values, y values)}; names found in :data:`METHOD_STYLE` (or starting with one of
-    them, e.g. "YaRN + fine-tune") get the chapter's colours; names containing "fine-tune" are drawn dashed.
-    A dotted vertical line marks the training length L. ``legend=False`` leaves the legend to the caller (e.g. one
-    shared figure legend for two panels).
+    ``curves``: {legend label: (x values, y values)}. ``styles``: {legend label: matplotlib line keywords}, e.g.
+    ``{"PI": {"color": ..., "ls": ...}}`` from :func:`helpers.methods.method_style` (minus its label); a curve without
+    a style takes the next colour of the cycle. A dotted vertical line marks the training length L. ``legend=False``
+    leaves the legend to the caller (e.g. one shared figure legend for two panels).
     """
     ax = new_axes(ax)
+    styles = {} if styles is None else styles
     for name, (x, y) in curves.items():
-        base_name = next((m for m in METHOD_STYLE if name.startswith(m)), name)
-        st = _style(base_name)
-        ls = "--" if "fine-tune" in name else "-"
-        ax.plot(np.asarray(x), np.asarray(y), marker="o", ms=3, color=st["color"], ls=ls, label=name)
+        style = {k: v for k, v in styles.get(name, {}).items() if k != "label"}
+        ax.plot(np.asarray(x), np.asarray(y), marker="o", ms=3, label=name, **style)
     if train_len is not None:
         ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     if logy:

@@ -1,9 +1,8 @@
 """Figures for notebook 03: learned absolute position embeddings (a trainable max_seq_len × d_model table).
 
-Every plotting function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. Tables come in as
-arrays of shape (max_seq_len, d_model) (numpy or torch; torch tensors are detached and converted here).
-The small computations the figures share (:func:`cosine_similarity_matrix`, :func:`row_distance`,
-:func:`position_tables`) are public so that the notebook and the tests can check them.
+Every plotting function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. The numbers they draw
+(:func:`helpers.learned.cosine_similarity_matrix`, :func:`helpers.learned.position_tables`) come from
+:mod:`helpers.learned`; tables come in as arrays of shape (max_seq_len, d_model).
 
 Speed: the figures behind sliders (:func:`plot_row_gradients`, :func:`plot_position_comparison`) set their titles at
 a fixed height (``y=1.0``: matplotlib then skips measuring the tick labels to place them) and keep few ticks, so a
@@ -13,88 +12,18 @@ redraw stays near a tenth of a second (:mod:`helpers.widgets.learned`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
-from helpers.plots._style import label, new_axes
+from helpers.learned import PositionTables, cosine_similarity_matrix, position_tables
+from helpers.plots._style import as_array, label, new_axes
 
 USED = "tab:blue"
 UNUSED = "tab:gray"
 LEARNED = "tab:orange"
 SINUSOIDAL = "tab:blue"
-
-
-def _as_table(table, name: str = "table") -> np.ndarray:
-    """A (T, d) float64 array from a numpy array or a torch tensor (detached)."""
-    if isinstance(table, torch.Tensor):
-        table = table.detach().cpu().numpy()
-    arr = np.asarray(table, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must have shape (max_seq_len, d_model), got shape {arr.shape}")
-    return arr
-
-
-def _unit_rows(t: np.ndarray) -> np.ndarray:
-    """Every row of ``t`` (T, d) divided by its norm; a zero row stays zero (it has no direction)."""
-    norms = np.linalg.norm(t, axis=1, keepdims=True)  # (T, 1)
-    return np.divide(t, norms, out=np.zeros_like(t), where=norms > 0)  # (T, d)
-
-
-def cosine_similarity_matrix(table) -> np.ndarray:
-    """S[p, q] = ⟨t_p, t_q⟩ / (‖t_p‖·‖t_q‖) for the rows t_p of ``table`` (T, d). Returns (T, T), float64.
-
-    A zero row has no direction: its similarities are set to 0 (its diagonal entry too).
-    """
-    unit = _unit_rows(_as_table(table))  # (T, d)
-    return unit @ unit.T  # (T, T)
-
-
-def row_distance(table, init) -> np.ndarray:
-    """‖table[p] − init[p]‖₂ for every row p: how far training moved each position's vector. Shape (T,)."""
-    t, t0 = _as_table(table), _as_table(init, "init")
-    if t.shape != t0.shape:
-        raise ValueError(f"table and init must have the same shape, got {t.shape} and {t0.shape}")
-    return np.linalg.norm(t - t0, axis=1)  # (T,)
-
-
-@dataclass(frozen=True)
-class PositionTables:
-    """Everything :func:`plot_position_comparison` draws, computed once by :func:`position_tables`.
-
-    A slider over positions then only picks rows of these arrays: no norms or matrix products per redraw.
-    """
-
-    learned_unit: np.ndarray  # (T, d_learned): rows of the learned table divided by their norms
-    sinusoidal_unit: np.ndarray  # (T, d_sin): rows of the sinusoidal table divided by their norms
-    learned_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(learned)
-    sinusoidal_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(sinusoidal)
-    train_len: int | None = None
-
-    @property
-    def unit_limit(self) -> float:
-        """A y-limit for the left panel that fits every row of both tables (the axis stays put as p moves)."""
-        return 1.05 * float(max(np.abs(self.learned_unit).max(), np.abs(self.sinusoidal_unit).max()))
-
-    @property
-    def n_positions(self) -> int:
-        return self.learned_unit.shape[0]
-
-
-def position_tables(learned, sinusoidal, train_len: int | None = None) -> PositionTables:
-    """Unit rows and cosine-similarity matrices of a learned table and a sinusoidal table with the same rows T."""
-    ln, sn = _as_table(learned, "learned"), _as_table(sinusoidal, "sinusoidal")
-    if ln.shape[0] != sn.shape[0]:
-        raise ValueError(
-            f"learned and sinusoidal need the same number of positions, got {ln.shape[0]} and {sn.shape[0]}"
-        )
-    if train_len is not None and not 1 <= int(train_len) <= ln.shape[0]:
-        raise ValueError(f"train_len must be in 1..{ln.shape[0]} (the number of rows), got {train_len}")
-    lu, su = _unit_rows(ln), _unit_rows(sn)  # (T, d) each
-    return PositionTables(lu, su, lu @ lu.T, su @ su.T, None if train_len is None else int(train_len))
 
 
 def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False) -> None:
@@ -120,7 +49,9 @@ def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None, *, ymax
     ``ymax`` fixes the top of the y axis (a slider panel passes one value for all its frames, so the scale does
     not jump); by default it leaves room above the tallest bar for the legend.
     """
-    g = _as_table(grad, "grad")
+    g = as_array(grad, "grad")  # (T, d)
+    if g.ndim != 2:
+        raise ValueError(f"grad must have shape (max_seq_len, d_model), got shape {g.shape}")
     norms = np.linalg.norm(g, axis=1)  # (T,)
     positions = np.arange(len(norms))
     used_set = set(int(p) for p in used) if used is not None else set(np.flatnonzero(norms > 0).tolist())

@@ -3,9 +3,8 @@
 Every plotting function takes ``ax=None`` (or ``axes=None``), draws, and returns what it drew on. Pure matplotlib:
 the sliders that drive these live in :mod:`helpers.widgets.rope`.
 
-A few small computations that the figures need live here too (marked "computation" below). Those about RoPE in
-general (:func:`key_peaking_at`, :func:`pair_score_curve`, :func:`roformer_bound_factor`) are candidates for
-:mod:`helpers.rope`; they are tested against independent computations in ``tests/test_plots_rope.py``.
+The numbers come from :mod:`helpers.rope` (frequencies, :func:`~helpers.rope.long_range_decay` and the score curves
+behind it); nothing is computed here.
 
 Conventions: interleaved layout (pair i = dimensions (2i, 2i+1)), score(m, n) = <R_Θ(m) q, R_Θ(n) k> with the
 query at m and the key at n, θ_i = base^(-2i/D) (:func:`helpers.rope.rope_inv_freq`).
@@ -13,114 +12,13 @@ query at m and the key at n, θ_i = base^(-2i/D) (:func:`helpers.rope.rope_inv_f
 
 from __future__ import annotations
 
-import functools
-
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
-from helpers.plots._style import label, new_axes
-from helpers.rope import rope_inv_freq, rope_wavelengths
-
-# --------------------------------------------------------------------------- computations
-
-
-def key_peaking_at(q: np.ndarray, distance: float, base: float = 10000.0) -> np.ndarray:
-    """A key whose RoPE score with ``q`` is largest at distance m − n = ``distance`` (computation).
-
-    k = R_Θ(distance)·q. Per pair, q̃·conj(k̃) = |q̃_i|²·e^{−i·distance·θ_i}, so
-    score(m, n) = Σ_i |q̃_i|² cos((m − n − distance)·θ_i), which reaches its maximum |q|² exactly at
-    m − n = distance (every cosine is 1 there). Barbero et al. 2024 (arXiv 2410.06205) use this kind of
-    construction to show that RoPE does not force scores to decay with distance.
-
-    ``q``: (D,) interleaved. Returns (D,) float64.
-    """
-    q = np.asarray(q, dtype=np.float64)
-    theta = rope_inv_freq(q.shape[-1], base)  # (D/2,)
-    zq = q[0::2] + 1j * q[1::2]  # (D/2,) complex
-    zk = zq * np.exp(1j * distance * theta)  # (D/2,)
-    k = np.empty_like(q)  # (D,)
-    k[0::2], k[1::2] = zk.real, zk.imag
-    return k
-
-
-def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 10000.0) -> np.ndarray:
-    """score(m, n) as a function of the distance m − n alone (computation).
-
-    score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] = Σ_i A_i cos((m−n)θ_i) + B_i sin((m−n)θ_i), with
-    A_i = q_a k_a + q_b k_b and B_i = q_a k_b − q_b k_a for pair i = (a, b) = (2i, 2i+1) (RoFormer arXiv
-    2104.09864 §3.2.1 for one pair, §3.4.3 for the sum over pairs; the sine term is errata E2). Real
-    arithmetic, no complex exp. ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,).
-    Returns (T,) or (N, T).
-    """
-    q = np.asarray(q, dtype=np.float64)
-    return _scores_from_table(q, k, *_cos_sin_table(rope_inv_freq(q.shape[-1], base), distances))
-
-
-def _scores_from_table(q, k, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """Σ_i A_i cos_i(t) + B_i sin_i(t) for a precomputed (D/2, T) table (see :func:`pair_score_curve`)."""
-    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    qa, qb, ka, kb = q[..., 0::2], q[..., 1::2], k[..., 0::2], k[..., 1::2]  # (..., D/2) each
-    a, b = qa * ka + qb * kb, qa * kb - qb * ka  # (..., D/2) each: A_i and B_i
-    # einsum, not `@`: a matrix product this small goes to multi-threaded BLAS, whose threads can stall for
-    # tens of milliseconds when the CPU is busy; einsum's single-threaded loop takes ~2 ms every time.
-    return np.einsum("...i,it->...t", a, cos) + np.einsum("...i,it->...t", b, sin)  # (..., T)
-
-
-def _cos_sin_table(theta: np.ndarray, distances) -> tuple[np.ndarray, np.ndarray]:
-    angles = np.outer(theta, np.asarray(distances, dtype=np.float64))  # (D/2, T)
-    return np.cos(angles), np.sin(angles)
-
-
-def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndarray:
-    """The distance factor of RoFormer's long-term-decay bound: (1/(D/2))·Σ_{j=1}^{D/2} |S_j| (computation).
-
-    S_j = Σ_{k=0}^{j−1} e^{i(m−n)θ_k}. Abel summation gives |score| ≤ (max_i |h_{i+1} − h_i|)·Σ_j |S_j|
-    (RoFormer arXiv 2104.09864 §3.4.3; the paper plots this average in its Figure 2). It bounds the *magnitude*
-    of the score; it says nothing about the score's sign or its expectation. Returns (T,).
-    """
-    return _bound_from_table(*_cos_sin_table(rope_inv_freq(dim, base), distances))
-
-
-def _bound_from_table(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    # cos, sin: (D/2, T), the real and imaginary parts of e^{i(m−n)θ_k}
-    partial_re, partial_im = np.cumsum(cos, axis=0), np.cumsum(sin, axis=0)  # (D/2, T): S_1 .. S_{D/2}
-    return np.hypot(partial_re, partial_im).mean(axis=0)  # (T,)
-
-
-def random_score_stats(distances, dim: int, base: float = 10000.0, *, n_samples: int = 128, seed: int = 0):
-    """Mean and standard deviation of score/(|q||k|) over independent standard-normal q, k (computation).
-
-    For independent q, k with zero mean, E[q̃_i·conj(k̃_i)] = 0, so the expected score is 0 at every
-    distance. Returns (mean (T,), std (T,)) over ``n_samples`` seeded draws.
-    """
-    return _random_stats(_cos_sin_table(rope_inv_freq(dim, base), distances), dim, n_samples, seed)
-
-
-def _random_stats(table, dim: int, n_samples: int, seed: int):
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, dim))  # (N, D)
-    k = rng.standard_normal((n_samples, dim))  # (N, D)
-    norms = np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1)  # (N,)
-    s = _scores_from_table(q, k, *table) / norms[:, None]  # (N, T)
-    return s.mean(axis=0), s.std(axis=0)
-
-
-@functools.lru_cache(maxsize=1)
-def cjk_font() -> str | None:
-    """The family name of an installed font that has Chinese glyphs (e.g. Noto Sans CJK), or None."""
-    from matplotlib import font_manager, ft2font
-
-    for entry in font_manager.fontManager.ttflist:
-        if "last resort" in entry.name.lower():  # draws a placeholder box for every character
-            continue
-        try:
-            if ft2font.FT2Font(entry.fname).get_char_index(ord("猫")):
-                return entry.name
-        except (OSError, RuntimeError):
-            continue
-    return None
+from helpers.plots._style import cjk_font, label, new_axes
+from helpers.rope import long_range_decay, rope_inv_freq, rope_wavelengths
 
 
 def token_labels(tokens, translations) -> list[str]:
@@ -133,7 +31,7 @@ def token_labels(tokens, translations) -> list[str]:
     tokens, translations = list(tokens), list(translations)
     if len(tokens) != len(translations):
         raise ValueError(f"need one (pinyin, English) pair per token: {len(tokens)} tokens, {len(translations)} pairs")
-    if cjk_font() is not None:
+    if cjk_font("".join(tokens)) is not None:
         return [f"{t}\n({en})" for t, (_, en) in zip(tokens, translations, strict=True)]
     return [f"{py}\n({en})" for py, en in translations]
 
@@ -271,18 +169,18 @@ def plot_long_range_decay(
     Top: RoFormer's bound factor (1/(D/2))·Σ_j |S_j|, which decays on average, with bumps.
     Bottom: actual normalised scores score/(|q||k|) against distance m − n for
     (a) q = k = all ones (decays, with bumps: the picture behind the claim),
-    (b) q = all ones, k = :func:`key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
+    (b) q = all ones, k = :func:`helpers.rope.key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
     (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
 
-    Drawn for speed (the decay panel redraws it on every release): one cos/sin table shared by all curves,
-    few tick labels, three legend entries (the random band and its mean share one).
+    Drawn for speed (the decay panel redraws it on every release): the curves come from one cos/sin table
+    (:func:`helpers.rope.long_range_decay`), few tick labels, three legend entries (the random band and its mean share one).
     """
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
     top, bottom = axes
-    d = np.arange(max_distance + 1)  # (T,)
-    table = _cos_sin_table(rope_inv_freq(dim, base), d)  # (D/2, T) cos and sin, shared by all four curves
-    top.plot(d, _bound_from_table(*table), color="tab:purple", lw=1)
+    c = long_range_decay(dim, base, peak, max_distance=max_distance, n_samples=n_samples)  # (T,) curves
+    d = c.distances
+    top.plot(d, c.bound, color="tab:purple", lw=1)
     top.yaxis.set_major_locator(MaxNLocator(3))
     top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
     label(
@@ -291,13 +189,9 @@ def plot_long_range_decay(
         ylabel="bound factor\nΣ|S_j| / (D/2)",
         title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
     )
-    ones = np.ones(dim)
-    same = bottom.plot(
-        d, _scores_from_table(ones, ones, *table) / dim, lw=1, color="tab:blue", label="q = k (all ones)"
-    )
-    peaked = _scores_from_table(ones, key_peaking_at(ones, peak, base), *table) / dim
-    chosen = bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
-    mean, std = _random_stats(table, dim, n_samples, 0)
+    same = bottom.plot(d, c.same, lw=1, color="tab:blue", label="q = k (all ones)")
+    chosen = bottom.plot(d, c.peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
+    mean, std = c.random_mean, c.random_std
     band = bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0)
     random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
     (mean_line,) = bottom.plot(d, mean, color="tab:orange", lw=1, label=random_label)
@@ -325,7 +219,8 @@ def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str =
     ax.figure.colorbar(im, ax=ax, label="weight")
     for (r, c), v in np.ndenumerate(w):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", color="white" if v > 0.6 else "black", fontsize=9)
-    font = {"family": cjk_font()} if cjk_font() else {}
+    name = cjk_font("".join(str(t) for t in labels))
+    font = {"family": name} if name else {}
     ax.set_xticks(range(w.shape[1]), labels, fontsize=8, **font)
     ax.set_yticks(range(w.shape[0]), labels, fontsize=8, **font)
     return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)

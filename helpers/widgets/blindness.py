@@ -13,7 +13,7 @@ ticks, whose rebuilding is the slow part of a fresh figure, and text measurement
 figures have fixed margins, so :func:`show_png` renders one PNG at the figure's own size instead of the
 inline backend's ``bbox_inches="tight"``, which lays a figure out twice. The numbers behind the plots are
 cached (the explorer's attention per order/method/mask; the d = 512 logits, see
-:func:`helpers.plots.blindness.chapter_logits`), so no torch work happens on a redraw.
+:func:`helpers.attention.chapter_logits`), so no torch work happens on a redraw.
 
 Only ipywidgets APIs present in both 7.7 (Colab) and 8 are used.
 """
@@ -33,13 +33,14 @@ from IPython.display import Image, display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from helpers import attention
 from helpers.plots import blindness as bp
 from helpers.widgets._common import LAYOUT, STYLE, log_slider, panel
 
 #: Every reordering of both sentences, as (dropdown label, token tuple).
 ORDER_OPTIONS: list[tuple[str, tuple[str, ...]]] = [
-    (f"{' '.join(p)}  ({' '.join(bp.TOKENS[t][0] for t in p)})", p)
-    for sentence in bp.SENTENCES.values()
+    (f"{' '.join(p)}  ({' '.join(attention.TOKENS[t][0] for t in p)})", p)
+    for sentence in attention.SENTENCES.values()
     for p in itertools.permutations(sentence)
 ]
 POSITION_OPTIONS = [("none", "none"), ("X + PE (sinusoidal)", "sinusoidal"), ("RoPE on q, k", "rope")]
@@ -62,14 +63,14 @@ _SCALE_LAYOUT = (
 
 
 @functools.lru_cache(maxsize=1)
-def _head() -> bp.ToyHead:
-    return bp.toy_head()
+def _head() -> attention.ToyHead:
+    return attention.toy_head()
 
 
 @functools.cache
 def _attention(order: tuple[str, ...], position: str, causal: bool) -> tuple[np.ndarray, np.ndarray]:
     """(weights (T, T), mean-pooled output (d,)) of the toy head, cached: 12 orders × 3 methods × 2 masks at most."""
-    out, weights = bp.attend(_head(), order, position=position, causal=causal)  # (T, d), (T, T)
+    out, weights = attention.attend(_head(), order, position=position, causal=causal)  # (T, d), (T, T)
     return weights.numpy(), out.mean(0).numpy()
 
 
@@ -109,12 +110,12 @@ def show_png(fig) -> None:
 def explorer_figure(order: Sequence[str] = DEFAULT_ORDER, position: str = "none", causal: bool = False, *, fig=None):
     """Attention heatmap for ``order`` and its mean-pooled output beside the original order's. Returns the figure.
 
-    ``position``: "none", "sinusoidal" or "rope" (see :func:`helpers.plots.blindness.attend`).
+    ``position``: "none", "sinusoidal" or "rope" (see :func:`helpers.attention.attend`).
     ``fig``: a figure from an earlier call to draw into again (what the panel does); default a new figure.
     """
     order = tuple(order)
     weights, pooled = _attention(order, position, bool(causal))  # (T, T), (d,)
-    _, reference = _attention(bp.reference_order(order), position, bool(causal))  # (d,)
+    _, reference = _attention(attention.reference_order(order), position, bool(causal))  # (d,)
     gap = float(np.abs(pooled - reference).max())
     if fig is None:
         fig = _new_figure(_EXPLORER_LAYOUT)
@@ -153,13 +154,14 @@ def weight_scale_figure(weight_scale: float = DEFAULT_SCALE, *, fig=None):
 
     ``fig``: a figure from an earlier call to draw into again (what the panel does); default a new figure.
     """
-    weights = bp.chapter_weights(weight_scale, d_model=D_MODEL)[0]  # (T, T)
+    weights = attention.chapter_weights(weight_scale, d_model=D_MODEL)[0]  # (T, T)
     if fig is None:
         fig = _new_figure(_SCALE_LAYOUT)
     else:
         clear_figure(fig)
     axes = fig.axes
-    bp.plot_weight_scale(weights, axes, weight_scale=weight_scale)
+    entropy = attention.row_entropy(weights).numpy()  # (T,)
+    bp.plot_weight_scale(weights, entropy, axes, weight_scale=weight_scale)
     axes[1].title.set_fontsize(9)
     return fig
 

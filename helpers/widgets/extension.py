@@ -21,6 +21,7 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 
 from helpers import scaling
+from helpers.methods import method_info
 from helpers.plots import extension as P
 from helpers.widgets._common import STYLE, figure_panel, float_slider, int_slider, log_slider
 
@@ -117,14 +118,14 @@ def draw_yarn(
     P.plot_yarn_ramp(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0, legend=False, ax=ax0)
     _title(ax0, "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)")
 
-    theta = scaling.default_inv_freq(dim, base)[0]
+    theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
     curves = {
-        "PI": scaling.linear_inv_freq(dim, base, factor)[0],
-        "NTK-aware": scaling.ntk_inv_freq(dim, base, factor)[0],
-        "YaRN": scaling.yarn_inv_freq(dim, base, factor, train_len, beta_fast=beta_fast)[0],
-        "YaRN (paper ramp)": scaling.yarn_paper_inv_freq(dim, base, factor, train_len, beta=beta_fast)[0],
-    }
-    P.plot_frequency_ratios(curves, theta, factor=factor, highlight="YaRN", ax=ax1)
+        "linear": scaling.linear_inv_freq(dim, base, factor)[0],
+        "ntk": scaling.ntk_inv_freq(dim, base, factor)[0],
+        "yarn": scaling.yarn_inv_freq(dim, base, factor, train_len, beta_fast=beta_fast)[0],
+        "yarn_paper": scaling.yarn_paper_inv_freq(dim, base, factor, train_len, beta=beta_fast)[0],
+    }  # {method key: (D/2,)}
+    P.plot_frequency_ratios(curves, theta, factor=factor, highlight="yarn", ax=ax1)
     _title(ax1, f"θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}")
     return fig
 
@@ -143,12 +144,13 @@ def yarn_panel() -> W.VBox:
 
 
 # --------------------------------------------------------------------------- section 7
-METHODS_SHOWN = ("original", "PI", "NTK-aware", "chapter's NTK (b·s)", "YaRN", "YaRN (paper ramp)", "Llama 3.1")
+#: The methods of section 7, by registry key (labels and colours from :data:`helpers.methods.SCALING_METHODS`).
+METHODS_SHOWN = ("default", "linear", "ntk", "ntk_chapter", "yarn", "yarn_paper", "llama3")
 
 
 def draw_methods(
     factor: float = 4.0,
-    highlight: str = "YaRN",
+    highlight: str = "yarn",
     dim: int = 64,
     base: float = 10000.0,
     train_len: int = 1024,
@@ -157,21 +159,21 @@ def draw_methods(
 ):
     """Left: θ′_i/θ_i for every method. Right: score of q = k = 1 against distance up to s·L under each method."""
     fig, (ax0, ax1) = _fixed_axes(METHODS_LAYOUT, 2, fig=fig)
-    methods = P.extension_methods(dim, base, factor, train_len, methods=METHODS_SHOWN)
-    theta = methods["original"][0]
+    methods = scaling.extension_frequencies(dim, base, factor, train_len, methods=METHODS_SHOWN)
+    theta = methods["default"][0]  # (D/2,)
     P.plot_frequency_ratios(
-        {k: v[0] for k, v in methods.items() if k != "original"}, theta, factor=factor, highlight=highlight, ax=ax0
+        {k: v[0] for k, v in methods.items() if k != "default"}, theta, factor=factor, highlight=highlight, ax=ax0
     )
     _title(ax0, f"θ′/θ per pair, s = {factor:g}")
-    shown = {k: methods[k] for k in ("original", "PI", "NTK-aware", "YaRN") if k in methods}
+    shown = {k: methods[k] for k in ("default", "linear", "ntk", "yarn")}
     if highlight not in shown:
         shown[highlight] = methods[highlight]
     # One legend (left) names every method; the right panel uses the same colours, so it needs none (legends are
-    # the costliest artists of a redraw). Black is the original, dotted past L.
+    # the costliest artists of a redraw). Black is plain RoPE, dotted past L.
     P.plot_score_vs_distance(
         shown, train_len, max(int(factor * train_len), 2), highlight=highlight, legend=False, ax=ax1
     )
-    _title(ax1, f"Score vs distance, L = {train_len} (black: original)")
+    _title(ax1, f"Score vs distance, L = {train_len} (black: plain RoPE)")
     return fig
 
 
@@ -180,7 +182,10 @@ def methods_panel() -> W.VBox:
     controls = {
         "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f", heavy=True),
         "highlight": W.Dropdown(
-            options=[m for m in METHODS_SHOWN if m != "original"], value="YaRN", description="highlight", style=STYLE
+            options=[(method_info(m).label, m) for m in METHODS_SHOWN if m != "default"],
+            value="yarn",
+            description="highlight",
+            style=STYLE,
         ),
     }
     return _figure_panel(draw_methods, controls, METHODS_LAYOUT)

@@ -19,9 +19,8 @@ from functools import partial
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 
-from helpers.learned import LearnedPositionalEmbedding
+from helpers.learned import PositionTables, all_row_gradients, position_tables
 from helpers.plots import learned as P
 from helpers.widgets._common import figure_panel, int_slider
 
@@ -43,25 +42,6 @@ def _fixed_axes(layout, ncols: int = 1, fig=None):
 
 
 # --------------------------------------------------------------------------- gradient per row
-
-
-def row_gradients(seq_len: int, max_seq_len: int = 16, d_model: int = 8, *, seed: int = 0) -> torch.Tensor:
-    """The gradient of a toy loss w.r.t. a LearnedPositionalEmbedding table after reading positions 0..seq_len−1.
-
-    loss = Σ_t ⟨PE[t], x_t⟩ with fixed random "upstream" vectors x_t (seeded), so ∂loss/∂table[t] = x_t for
-    t < seq_len and 0 for every other row. Returns the table's gradient, shape (max_seq_len, d_model).
-    """
-    pe = LearnedPositionalEmbedding(max_seq_len, d_model, seed=seed)
-    gen = torch.Generator().manual_seed(seed + 1)
-    upstream = torch.randn(seq_len, d_model, generator=gen)  # (T, d_model)
-    loss = (pe(seq_len) * upstream).sum()
-    loss.backward()
-    return pe.table.grad  # (max_seq_len, d_model)
-
-
-def all_row_gradients(max_seq_len: int = 16, d_model: int = 8) -> np.ndarray:
-    """:func:`row_gradients` for every T = 1..max_seq_len, computed once: shape (max_seq_len, max_seq_len, d_model)."""
-    return np.stack([row_gradients(t, max_seq_len, d_model).numpy() for t in range(1, max_seq_len + 1)])
 
 
 def gradient_ymax(grads: np.ndarray) -> float:
@@ -102,7 +82,7 @@ def gradient_panel(max_seq_len: int = 16, d_model: int = 8, seq_len: int = 5) ->
 # --------------------------------------------------------------------------- one position: learned vs sinusoidal
 
 
-def draw_position_into(fig, position: int, *, tables: P.PositionTables):
+def draw_position_into(fig, position: int, *, tables: PositionTables):
     """The position panel's redraw: both vectors at ``position`` and their similarity rows, from precomputed tables."""
     axes = _fixed_axes(POSITION_LAYOUT, ncols=2, fig=fig)
     return P.plot_position_comparison(position, tables, axes=axes)
@@ -110,7 +90,7 @@ def draw_position_into(fig, position: int, *, tables: P.PositionTables):
 
 def draw_position(position: int, learned, sinusoidal, train_len: int | None = None, *, fig=None):
     """The position figure on a new pyplot figure (the static cell): same size and margins as the panel."""
-    tables = P.position_tables(learned, sinusoidal, train_len)
+    tables = position_tables(learned, sinusoidal, train_len)
     if fig is None:
         fig = plt.figure(figsize=POSITION_LAYOUT[0])
     return draw_position_into(fig, position, tables=tables)
@@ -119,11 +99,11 @@ def draw_position(position: int, learned, sinusoidal, train_len: int | None = No
 def position_panel(learned, sinusoidal, train_len: int | None = None, position: int = 8) -> W.VBox:
     """A slider "position p (tokens)" over every row of the tables (0 .. max_seq_len − 1).
 
-    Unit rows and both similarity matrices are computed once (:func:`helpers.plots.learned.position_tables`); a
+    Unit rows and both similarity matrices are computed once (:func:`helpers.plots.position_tables`); a
     redraw picks rows of them, draws two small axes and encodes the PNG, fast enough to follow the slider while it
     moves (``continuous_update`` on).
     """
-    tables = P.position_tables(learned, sinusoidal, train_len)
+    tables = position_tables(learned, sinusoidal, train_len)
     hi = tables.n_positions - 1
     return figure_panel(
         partial(draw_position_into, tables=tables),
