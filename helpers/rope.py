@@ -479,9 +479,10 @@ def degrees(radians: float) -> float:
 class Rotary:
     """A positional method for :mod:`helpers.attention` and the lab: rotate q and k, never v.
 
-    ``Rotary(dim, base=1e4, layout="interleaved")`` (base 10000 when not given), or pass ``inv_freq``/``attention_factor`` from a
-    scaling method (:func:`helpers.scaling.rotary_from_config` builds one from a pasted HF config; it lives in
-    :mod:`helpers.scaling` so that imports point one way, scaling -> rope). Calling it on x (..., T, D) rotates position t by t·θ
+    ``Rotary(dim, base=1e4, layout="interleaved")`` (base 10000 when not given), or pass ``inv_freq`` (not both)
+    and ``attention_factor`` from a scaling method (:func:`helpers.scaling.rotary_from_config` builds one from a
+    pasted HF config; it lives in :mod:`helpers.scaling` so that imports point one way, scaling -> rope). Calling it
+    on x (..., T, D) rotates position t by t·θ
     (or by the given ``positions``), using a cache that grows on demand.
     """
 

@@ -1,40 +1,29 @@
 """Tests for helpers.plots.blindness and helpers.widgets.blindness (notebook 01), Agg backend only."""
 
-import matplotlib
+import math
+import warnings
 
-matplotlib.use("Agg")
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from _figure_checks import panel_controls
+from matplotlib import ft2font
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import fontManager
 
-import math  # noqa: E402
-import warnings  # noqa: E402
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib import ft2font  # noqa: E402
-from matplotlib.font_manager import fontManager  # noqa: E402
-
-from helpers import attention  # noqa: E402
-from helpers.attention import scaled_dot_product_attention  # noqa: E402
-from helpers.plots import blindness as bp  # noqa: E402
-from helpers.plots._style import cjk_font  # noqa: E402
-from helpers.sinusoidal import sinusoidal_table  # noqa: E402
-from helpers.widgets import blindness as bw  # noqa: E402
+from helpers import attention
+from helpers.attention import scaled_dot_product_attention
+from helpers.plots import blindness as bp
+from helpers.plots._style import cjk_font
+from helpers.sinusoidal import sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import blindness as bw
 
 CAT_EATS_FISH = ("猫", "吃", "鱼")
 FISH_EATS_CAT = ("鱼", "吃", "猫")
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-def _controls(panel):
-    """Every control of a panel built by helpers.widgets._common.panel, keyed by description."""
-    return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
 
 
 def _image(ax):
@@ -283,8 +272,8 @@ def test_plot_pooled_bars_and_reference_outlines():
 
 
 def test_bar_heights_reads_back_what_bars_drew():
-    c = bp._bars(np.arange(4), np.array([1.0, -2.0, 0.0, 3.5]))
-    np.testing.assert_allclose(bp.bar_heights(c), [1.0, -2.0, 0.0, 3.5])
+    ax = bp.plot_pooled(np.array([1.0, -2.0, 0.0, 3.5]))
+    np.testing.assert_allclose(bp.bar_heights(ax.collections[0]), [1.0, -2.0, 0.0, 3.5])
 
 
 def test_plot_weight_scale_entropy_stems():
@@ -336,8 +325,15 @@ def test_explorer_figure_reflects_every_control():
     np.testing.assert_allclose(_image(causal.axes[0])[0], [1.0, 0.0, 0.0])  # the first token sees only itself
 
 
+def _panel_figure(layout):
+    """A figure like the one a panel keeps: not registered with pyplot."""
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def test_explorer_blind_only_without_position_and_mask_for_every_order():
-    fig = bw._new_figure(bw._EXPLORER_LAYOUT, pyplot=False)  # one figure redrawn 72 times, as the panel does
+    fig = _panel_figure(bw.EXPLORER_LAYOUT)  # one figure redrawn 72 times, as the panel does
     for label, order in bw.ORDER_OPTIONS:
         reordered = order != attention.reference_order(order)
         for position in attention.POSITION_METHODS:
@@ -350,7 +346,7 @@ def test_explorer_blind_only_without_position_and_mask_for_every_order():
 
 def test_redrawing_into_a_figure_replaces_the_drawing():
     fresh = bw.explorer_figure(("小红", "打了", "小明"), "rope", True)
-    reused = bw._new_figure(bw._EXPLORER_LAYOUT, pyplot=False)
+    reused = _panel_figure(bw.EXPLORER_LAYOUT)
     for order, position, causal in [(bw.DEFAULT_ORDER, "none", False), (("猫", "鱼", "吃"), "sinusoidal", False)] * 2:
         assert bw.explorer_figure(order, position, causal, fig=reused) is reused
     bw.explorer_figure(("小红", "打了", "小明"), "rope", True, fig=reused)
@@ -365,7 +361,7 @@ def test_redrawing_into_a_figure_replaces_the_drawing():
         np.testing.assert_allclose(_bars(reused.axes[1])[key], heights)
 
     fresh_s = bw.weight_scale_figure(0.3)
-    reused_s = bw._new_figure(bw._SCALE_LAYOUT, pyplot=False)
+    reused_s = _panel_figure(bw.SCALE_LAYOUT)
     for s in (1.0, 0.01, 0.3):
         bw.weight_scale_figure(s, fig=reused_s)
     np.testing.assert_allclose(_entropy_dots(reused_s.axes[1]), _entropy_dots(fresh_s.axes[1]))
@@ -381,9 +377,9 @@ def test_weight_scale_figure_follows_the_slider():
     assert "s = 1" in a.axes[0].get_title() and "s = 0.01" in b.axes[0].get_title()
 
 
-def test_show_png_displays_one_png_and_panels_leave_no_pyplot_figures(monkeypatch):
+def test_panels_display_one_png_and_leave_no_pyplot_figures(monkeypatch):
     shown = []
-    monkeypatch.setattr(bw, "display", shown.append)
+    monkeypatch.setattr(C, "display", shown.append)
     plt.close("all")
     for build in (bw.explorer_panel, bw.weight_scale_panel):
         build()  # interactive_output draws once on creation
@@ -393,8 +389,8 @@ def test_show_png_displays_one_png_and_panels_leave_no_pyplot_figures(monkeypatc
     assert all(img.width is None and img.height is None for img in shown)  # shown at the figure's own size
 
 
-def test_explorer_panel_controls():
-    controls = _controls(bw.explorer_panel())
+def test_explorer_panelpanel_controls():
+    controls = panel_controls(bw.explorer_panel())
     order, position, causal = (
         controls["token order"],
         controls["position info"],
@@ -409,7 +405,7 @@ def test_explorer_panel_controls():
 
 
 def test_weight_scale_panel_slider_range():
-    (slider,) = _controls(bw.weight_scale_panel()).values()
+    (slider,) = panel_controls(bw.weight_scale_panel()).values()
     assert isinstance(slider, W.FloatLogSlider)
     assert (slider.base, slider.min, slider.max) == (10, -2.0, 0.0)  # s from 0.01 (uniform) to 1 (one-hot)
     assert slider.value == pytest.approx(1 / math.sqrt(512))

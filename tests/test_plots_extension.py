@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from _figure_checks import assert_text_inside
 
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from _figure_checks import assert_text_inside  # noqa: E402
-
-from helpers import rope, scaling  # noqa: E402
-from helpers.methods import method_info, method_style  # noqa: E402
-from helpers.plots import extension as P  # noqa: E402
-from helpers.widgets import extension as WX  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import rope, scaling
+from helpers.methods import method_info, method_style
+from helpers.plots import extension as P
+from helpers.widgets import extension as WX
 
 
 def _labelled(ax) -> None:
@@ -93,14 +83,20 @@ def test_plot_frequency_ratios_score_and_configs():
     _labelled(ax)
     # every method drawn with its label, colour and line style from helpers.methods
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [method_info(k).label for k in m if k != "default"]
-    for line, key in zip(ax.get_lines(), [k for k in m if k != "default"], strict=False):
+    by_label = {line.get_label(): line for line in ax.get_lines()}
+    for key in [k for k in m if k != "default"]:
+        line = by_label[method_info(key).label]
         assert line.get_color() == method_info(key).color and line.get_linestyle() == method_info(key).linestyle
     with pytest.raises(ValueError, match="unknown method 'PI'"):
         P.plot_frequency_ratios({"PI": theta / 4}, theta)
     ax = P.plot_score_vs_distance({k: m[k] for k in ("default", "linear", "yarn")}, 256, 1024)
     _labelled(ax)
     assert len(ax.get_lines()) >= 4  # plain RoPE split at L, PI, YaRN (+ the L marker)
-    assert ax.get_lines()[0].get_label() == "plain RoPE (Δ ≤ L)" and ax.get_lines()[1].get_linestyle() == ":"
+    by_label = {line.get_label(): line for line in ax.get_lines()}
+    assert (
+        by_label["plain RoPE (Δ ≤ L)"].get_linestyle() == "-" and by_label["plain RoPE (Δ > L)"].get_linestyle() == ":"
+    )
+    assert np.all(by_label["plain RoPE (Δ > L)"].get_xdata() > 256)  # dotted past L
     ax = P.plot_config_wavelengths({"a": (theta, m["linear"][0], 256)})
     _labelled(ax)
     np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), 2 * np.pi / m["linear"][0])
@@ -233,11 +229,11 @@ def _panel_png(draw, layout, **values):
     """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
     from matplotlib.figure import Figure
 
-    from helpers.widgets._common import png_bytes
+    from helpers.widgets._common import DPI, png_bytes
 
-    fig = Figure(figsize=layout[0], dpi=WX.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WX.DPI)
+    return fig, png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "keywords", "extremes"), PANELS)
@@ -266,13 +262,13 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, keywords, 
 def test_draw_functions_draw_on_the_figure_they_are_given():
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=WX.YARN_LAYOUT[0])
+    fig = Figure(figsize=WX.YARN_LAYOUT.figsize)
     assert WX.draw_yarn(fig=fig) is fig and len(fig.axes) == 2
-    fig = Figure(figsize=WX.METHODS_LAYOUT[0])
+    fig = Figure(figsize=WX.METHODS_LAYOUT.figsize)
     assert WX.draw_methods(fig=fig) is fig and len(fig.axes) == 2
     assert WX.draw_problem(fig=Figure()).axes and WX.draw_ntk(fig=Figure()).axes
     # one legend names every method on the left; the right panel reuses its colours
-    fig = WX.draw_methods(factor=8.0, highlight="llama3", fig=Figure(figsize=WX.METHODS_LAYOUT[0]))
+    fig = WX.draw_methods(factor=8.0, highlight="llama3", fig=Figure(figsize=WX.METHODS_LAYOUT.figsize))
     left, right = fig.axes
     assert len(left.get_legend().get_texts()) == len(WX.METHODS_SHOWN) - 1 and right.get_legend() is None
     colours = {line.get_color() for line in right.get_lines()}

@@ -1,11 +1,6 @@
 """Notebook 03's figures and panels: what they draw, and the computations behind them."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -16,13 +11,7 @@ from helpers.learned import LearnedPositionalEmbedding
 from helpers.plots import learned as P
 from helpers.sinusoidal import sinusoidal_table
 from helpers.widgets import learned as WL
-from helpers.widgets._common import png_bytes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers.widgets._common import DPI, png_bytes
 
 
 def _tables(T=24, d=16, train_len=10, seed=0):
@@ -207,14 +196,17 @@ def test_draw_row_gradients_changes_with_seq_len():
 def test_draw_row_gradients_into_a_reused_figure():
     grads = learned.all_row_gradients()
     ymax = WL.gradient_ymax(grads)
-    fig = Figure(figsize=WL.GRADIENT_LAYOUT[0])
-    a = WL.draw_row_gradients_into(fig, 2, grads=grads, ymax=ymax)
+    fig = Figure(figsize=WL.GRADIENT_LAYOUT.figsize)
+    a = WL.draw_row_gradients(2, grads=grads, fig=fig)
     h2, ylim2 = [b.get_height() for b in a.patches], a.get_ylim()
-    fig.clear()
-    b = WL.draw_row_gradients_into(fig, 12, grads=grads, ymax=ymax)
-    assert len(fig.axes) == 1 and sum(h > 0 for h in h2) == 2 and sum(b_.get_height() > 0 for b_ in b.patches) == 12
+    b = WL.draw_row_gradients(12, grads=grads, fig=fig)  # updated in place: same axes, same bars
+    assert b is a and len(fig.axes) == 1 and len(b.patches) == 16
+    assert sum(h > 0 for h in h2) == 2 and sum(b_.get_height() > 0 for b_ in b.patches) == 12
     assert ylim2 == b.get_ylim() == (0.0, ymax)  # one scale for every slider value
-    left, bottom, right, top = WL.GRADIENT_LAYOUT[1]
+    with pytest.raises(ValueError, match="built for other data"):
+        WL.draw_row_gradients(3, grads=grads.copy(), fig=fig)
+    L = WL.GRADIENT_LAYOUT
+    left, top = L.left, L.top
     assert b.get_position().x0 == pytest.approx(left) and b.get_position().y1 == pytest.approx(top)  # fixed margins
 
 
@@ -224,8 +216,8 @@ def test_draw_position_changes_with_position():
     b = WL.draw_position(15, trained, sin, 10)
     assert not np.allclose(a[1].lines[0].get_ydata(), b[1].lines[0].get_ydata())
     assert "p = 15" in b[0].get_title()
-    fig = Figure(figsize=WL.POSITION_LAYOUT[0])
-    c = WL.draw_position_into(fig, 15, tables=learned.position_tables(trained, sin, 10))
+    fig = Figure(figsize=WL.POSITION_LAYOUT.figsize)
+    c = WL.draw_position(15, tables=learned.position_tables(trained, sin, 10), fig=fig)
     np.testing.assert_allclose(c[1].lines[1].get_ydata(), b[1].lines[1].get_ydata())  # panel = static figure
     assert b[0].get_position().bounds == pytest.approx(c[0].get_position().bounds)  # same fixed margins
 
@@ -266,15 +258,15 @@ def test_redraws_differ_between_slider_values():
     tables = learned.position_tables(trained, sin, 10)
     grads = learned.all_row_gradients()
     cases = [
-        (WL.POSITION_LAYOUT, lambda fig, v: WL.draw_position_into(fig, v, tables=tables), (3, 4)),
-        (WL.GRADIENT_LAYOUT, lambda fig, v: WL.draw_row_gradients_into(fig, v, grads=grads), (5, 6)),
+        (WL.POSITION_LAYOUT, lambda fig, v: WL.draw_position(v, tables=tables, fig=fig), (3, 4)),
+        (WL.GRADIENT_LAYOUT, lambda fig, v: WL.draw_row_gradients(v, grads=grads, fig=fig), (5, 6)),
     ]
     for layout, draw, (v1, v2) in cases:
         images = []
         for v in (v1, v2):
-            fig = Figure(figsize=layout[0])
+            fig = Figure(figsize=layout.figsize)
             draw(fig, v)
-            images.append(png_bytes(fig, dpi=WL.DPI))
+            images.append(png_bytes(fig))
         assert images[0] != images[1]
         width, height = int.from_bytes(images[0][16:20], "big"), int.from_bytes(images[0][20:24], "big")
-        assert (width, height) == (round(layout[0][0] * WL.DPI), round(layout[0][1] * WL.DPI))
+        assert (width, height) == (round(layout.figsize[0] * DPI), round(layout.figsize[1] * DPI))

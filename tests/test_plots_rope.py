@@ -1,29 +1,18 @@
 """Notebook 04's figures and panels: what they draw, and the computations behind them."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import math
 import warnings
 
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from _figure_checks import assert_text_inside
+from _figure_checks import assert_text_inside, panel_controls
 from matplotlib.figure import Figure
 
 from helpers import rope as R
 from helpers.plots import rope as P
 from helpers.widgets import rope as WR
-from helpers.widgets._common import png_bytes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers.widgets._common import DPI, png_bytes
 
 
 def _labels_present(ax):
@@ -153,7 +142,7 @@ def test_plot_wavelengths_reflects_dim_base_and_reference():
     two_pi = [ln for ln in ax.lines if ln.get_label().startswith("2π")][0]
     np.testing.assert_allclose(two_pi.get_ydata(), [2 * np.pi, 2 * np.pi])
     ax = P.plot_wavelengths(16, 10000.0)  # same base as the reference: no dashed copy
-    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--"]) == 0
+    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--" and ln.get_visible()]) == 0  # hidden, not drawn
 
 
 def test_plot_long_range_decay_curves():
@@ -257,14 +246,14 @@ PANELS = [  # (panel, draw function, figure layout, extreme settings of its slid
 
 def _panel_png(draw, layout, **values):
     """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
-    fig = Figure(figsize=layout[0], dpi=WR.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WR.DPI)
+    return fig, png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "extremes"), PANELS)
 def test_every_control_changes_the_panel_image(make_panel, draw, layout, extremes):
-    controls = {c.description: c for c in _controls(make_panel()).values()}
+    controls = {c.description: c for c in panel_controls(make_panel()).values()}
     names = list(controls)
     defaults = {_kw(draw, d): c.value for d, c in controls.items()}
     _, base_png = _panel_png(draw, layout, **defaults)
@@ -284,7 +273,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, extremes):
 
 
 def test_draw_functions_draw_on_the_figure_they_are_given():
-    fig = Figure(figsize=WR.DECAY_LAYOUT[0])
+    fig = Figure(figsize=WR.DECAY_LAYOUT.figsize)
     top, bottom = WR.draw_decay(64, 1e4, 100, fig=fig)
     assert top.figure is fig and bottom.figure is fig and len(fig.axes) == 2
     fig = Figure()
@@ -303,26 +292,18 @@ def _kw(draw, description):
     }[description]
 
 
-def _controls(box):
-    out = []
-    for child in box.children:
-        if isinstance(child, W.HBox):
-            out.extend(child.children)
-    return {c.description: c for c in out}
-
-
 def test_panels_build_with_documented_ranges():
-    rot = _controls(WR.rotation_panel())
+    rot = panel_controls(WR.rotation_panel())
     assert (rot["query position m (tokens)"].min, rot["query position m (tokens)"].max) == (0, 12)
     assert (rot["key position n (tokens)"].min, rot["key position n (tokens)"].max) == (0, 12)
     assert (rot["θ (rad per position)"].min, rot["θ (rad per position)"].max) == (0.05, 1.5)
 
-    wav = _controls(WR.wavelength_panel())
+    wav = panel_controls(WR.wavelength_panel())
     d, b = wav["head dim D (dimensions)"], wav["base (log scale)"]
     assert (d.min, d.max, d.step, d.value) == (8, 256, 8, 128)
     assert (b.min, b.max, b.value) == (2, 7, 500000.0)
 
-    dec = _controls(WR.decay_panel())
+    dec = panel_controls(WR.decay_panel())
     assert (dec["peak of chosen k (positions)"].min, dec["peak of chosen k (positions)"].max) == (0, 1000)
     assert (dec["head dim D (dimensions)"].min, dec["head dim D (dimensions)"].max) == (8, 256)
     assert (dec["base (log scale)"].min, dec["base (log scale)"].max, dec["base (log scale)"].value) == (2, 7, 10000.0)

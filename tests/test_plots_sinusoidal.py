@@ -2,28 +2,20 @@
 
 import io
 
-import matplotlib
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from _figure_checks import panel_controls
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
 
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from helpers import sinusoidal as sn  # noqa: E402
-from helpers.plots import sinusoidal as psn  # noqa: E402
-from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
-from helpers.widgets import sinusoidal as wsn  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import sinusoidal as sn
+from helpers.plots import sinusoidal as psn
+from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import sinusoidal as wsn
 
 
 def _labelled(ax):
@@ -32,11 +24,6 @@ def _labelled(ax):
 
 def _line_data(ax):
     return [np.asarray(line.get_ydata(), dtype=float).copy() for line in ax.get_lines()]
-
-
-def _controls(panel):
-    """Every control of a panel (the HBox rows above its image), keyed by description."""
-    return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -232,7 +219,7 @@ CLOCK_MOVES = [{"position": 11}, {"d_model": 10}, {"base": 50.0}]
 
 @pytest.mark.parametrize("change", WAVES_MOVES)
 def test_every_waves_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.WAVES_LAYOUT[0])  # as the panel does: one figure, redrawn in place
+    fig = Figure(figsize=wsn.WAVES_LAYOUT.figsize)  # as the panel does: one figure, redrawn in place
     before = _shown(wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig))
     ax = wsn.draw_waves(**{**wsn.WAVES_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -242,7 +229,7 @@ def test_every_waves_control_changes_the_drawn_data(change):
 
 @pytest.mark.parametrize("change", CLOCK_MOVES)
 def test_every_clock_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.CLOCK_LAYOUT[0])
+    fig = Figure(figsize=wsn.CLOCK_LAYOUT.figsize)
     before = _shown(wsn.draw_clocks(**wsn.CLOCK_DEFAULTS, fig=fig))
     ax = wsn.draw_clocks(**{**wsn.CLOCK_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -284,7 +271,7 @@ def test_draw_clocks_shows_what_plot_clocks_draws_and_limits_the_dials():
     assert len(hands) == 3
     with pytest.raises(ValueError, match="dials"):
         wsn.draw_clocks(position=1, d_model=18, base=1e4, fig=Figure())
-    with pytest.raises(ValueError, match="not a _WavesView"):
+    with pytest.raises(ValueError, match="this figure shows a ClocksView, not a WavesView"):
         wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig)
 
 
@@ -318,25 +305,17 @@ KEYS = {  # slider description -> keyword of the draw function
 }
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The PNGs the panels display, in order (what the output area under the controls shows)."""
-    pngs = []
-    monkeypatch.setattr(wsn, "display", lambda image: pngs.append(image.data))
-    return pngs
-
-
 def _png(draw, layout, **values):
     """What a panel shows for ``values`` when drawn on a fresh figure."""
-    fig = Figure(figsize=layout[0], dpi=wsn.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
     FigureCanvasAgg(fig)
     draw(**values, fig=fig)
-    return fig, wsn.png_of(fig)
+    return fig, C.png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
 def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, defaults, extremes, shown):
-    controls = _controls(make_panel())
+    controls = panel_controls(make_panel())
     assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"
     assert shown[0] == _png(draw, layout, **defaults)[1]  # the panel opens at the documented defaults
     assert {KEYS[d] for d in controls} == set(defaults)
@@ -351,7 +330,7 @@ def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, de
 
 
 def test_waves_panel_dimension_sliders_follow_d_model_with_one_redraw(shown):
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d, a, b = controls["d_model (dims)"], controls["dimension a (index)"], controls["dimension b (index)"]
     b.value = 63
     n = len(shown)
@@ -370,7 +349,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
     for values in [defaults, *extremes]:
         fig, png = _png(draw, layout, **values)
         width, height = Image.open(io.BytesIO(png)).size
-        assert (width, height) == (round(layout[0][0] * wsn.DPI), round(layout[0][1] * wsn.DPI))
+        assert (width, height) == (round(layout.figsize[0] * C.DPI), round(layout.figsize[1] * C.DPI))
         renderer = fig.canvas.get_renderer()
         box = fig.axes[0].get_tightbbox(renderer)
         assert box.x0 >= 0 and box.y0 >= 0, (draw.__name__, values, box)
@@ -378,7 +357,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
 
 
 def test_waves_panel_controls_and_ranges():
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d = controls["d_model (dims)"]
     assert (d.min, d.max, d.step, d.value) == (4, 128, 2, 64)
     base = controls["base"]
@@ -389,7 +368,7 @@ def test_waves_panel_controls_and_ranges():
 
 
 def test_clock_panel_controls_and_ranges():
-    controls = _controls(wsn.clock_panel())
+    controls = panel_controls(wsn.clock_panel())
     assert set(controls) == {"position pos (tokens)", "d_model (dims)", "base"}
     pos = controls["position pos (tokens)"]
     assert (pos.min, pos.max, pos.value) == (0, 1000, 10)

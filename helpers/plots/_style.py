@@ -83,3 +83,40 @@ def cjk_font(text: str = CJK_TEXT) -> str | None:
         if not entry.name.startswith("Last Resort") and _covers(entry.fname, text):
             return entry.name
     return None
+
+
+class LiveLegend:
+    """A legend for artists that a panel updates in place: rebuilt only when its entries change.
+
+    :meth:`update` takes the handles, their labels and a ``key`` for anything else the legend copies from its
+    handles when it is built (line widths, alphas): while handles and key stay the same, only the texts change (the
+    legend box is laid out when the figure is drawn), so an updated legend looks exactly like a freshly built one.
+    """
+
+    def __init__(self, ax, **kwargs):
+        self.ax, self.kwargs = ax, kwargs
+        self.legend, self._handles, self._key = None, None, None
+
+    def update(self, handles, labels, *, key=None):
+        handles, labels = list(handles), list(labels)
+        if self.legend is None or handles != self._handles or key != self._key:
+            if self.legend is not None:
+                self.legend.remove()
+            self.legend = self.ax.legend(handles, labels, **self.kwargs)
+            self._handles, self._key = handles, key
+        else:
+            for text, name in zip(self.legend.get_texts(), labels, strict=True):
+                text.set_text(name)
+        return self.legend
+
+
+def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:
+    """Axis limits for positive ``values`` on a log axis: their range widened by ``margin`` of it on each side, in
+    log space (what autoscaling does, but computed from the data alone, so an axes updated in place gets exactly the
+    limits a fresh one gets; matplotlib's log autoscaling depends on earlier data at the last digit)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (1.0, 10.0)
+    a, b = np.log10(lo), np.log10(hi)
+    span = b - a if b > a else 1.0
+    return 10 ** (a - margin * span), 10 ** (b + margin * span)

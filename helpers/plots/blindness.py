@@ -21,7 +21,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
 from helpers.attention import TOKENS
-from helpers.plots._style import as_array, cjk_font, label, new_axes
+from helpers.plots._style import LiveLegend, as_array, cjk_font, label, new_axes
 
 
 def token_label(token: str, *, chinese: bool | None = None, multiline: bool = False) -> str:
@@ -47,43 +47,111 @@ def _tick_font() -> dict:
 
 
 # --------------------------------------------------------------------------- plots
+class AttentionMap:
+    """Heatmap of attention weights: row = query token (who attends), column = key token (attended to).
+
+    Drawn once on ``ax``; :meth:`update` sets the weights, the token tick labels and the cell annotations (when
+    ``annotate`` and the matrix has at most 64 cells), so a panel redraw creates no image or text artist.
+    """
+
+    def __init__(self, ax, *, annotate: bool = True):
+        self.ax, self.annotate = ax, annotate
+        self.image = ax.imshow(np.zeros((1, 1)), vmin=0.0, vmax=1.0, cmap="viridis")
+        self.cells: list = []
+        self.shape = None
+        label(ax, xlabel="key (attended to)", ylabel="query (attending)")
+
+    def update(self, weights, tokens: Sequence[str], *, title: str | None = None, query_tokens=None):
+        w = as_array(weights, "weights")
+        if w.ndim != 2:
+            raise ValueError(f"weights must be 2-D (T_q, T_k), got shape {w.shape}")
+        query_tokens = tokens if query_tokens is None else query_tokens
+        if (len(query_tokens), len(tokens)) != w.shape:
+            raise ValueError(f"weights shape {w.shape} does not match {len(query_tokens)} queries × {len(tokens)} keys")
+        if w.shape != self.shape:
+            self.shape = w.shape
+            self.image.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
+            self.ax.set_xlim(-0.5, w.shape[1] - 0.5)
+            self.ax.set_ylim(w.shape[0] - 0.5, -0.5)
+            for text in self.cells:
+                text.remove()
+            shown = self.annotate and w.size <= 64
+            self.cells = (
+                [self.ax.text(j, i, "", ha="center", va="center", fontsize=8) for (i, j), _ in np.ndenumerate(w)]
+                if shown
+                else []
+            )
+        self.image.set_data(w)
+        font = _tick_font()
+        self.ax.set_xticks(range(len(tokens)), [token_label(t, multiline=True) for t in tokens], **font)
+        self.ax.set_yticks(range(len(query_tokens)), [token_label(t, multiline=True) for t in query_tokens], **font)
+        for text, a in zip(self.cells, w.ravel(), strict=False):
+            text.set_text(f"{a:.2f}")
+            text.set_color("black" if a > 0.6 else "white")
+        self.ax.set_title(title or "")
+        return self.ax
+
+
 def plot_attention(
     weights, tokens: Sequence[str], ax=None, *, title: str | None = None, annotate: bool = True, query_tokens=None
 ):
-    """Heatmap of attention weights: row = query token (who attends), column = key token (attended to).
+    """Heatmap of attention weights (T_q, T_k) in [0, 1] with token tick labels (:class:`AttentionMap`).
 
-    ``weights``: (T_q, T_k) in [0, 1]. ``tokens`` label the keys (and the queries unless ``query_tokens``).
-    Cells are annotated with their weight when ``annotate`` and the matrix is small.
+    ``tokens`` label the keys (and the queries unless ``query_tokens``). Cells are annotated with their weight when
+    ``annotate`` and the matrix is small.
     """
-    w = as_array(weights, "weights")
-    if w.ndim != 2:
-        raise ValueError(f"weights must be 2-D (T_q, T_k), got shape {w.shape}")
-    query_tokens = tokens if query_tokens is None else query_tokens
-    if (len(query_tokens), len(tokens)) != w.shape:
-        raise ValueError(f"weights shape {w.shape} does not match {len(query_tokens)} queries × {len(tokens)} keys")
-    ax = new_axes(ax, figsize=(3.4, 3.2))
-    ax.imshow(w, vmin=0.0, vmax=1.0, cmap="viridis")
-    font = _tick_font()
-    ax.set_xticks(range(len(tokens)), [token_label(t, multiline=True) for t in tokens], **font)
-    ax.set_yticks(range(len(query_tokens)), [token_label(t, multiline=True) for t in query_tokens], **font)
-    if annotate and w.size <= 64:
-        for (i, j), a in np.ndenumerate(w):
-            ax.text(j, i, f"{a:.2f}", ha="center", va="center", fontsize=8, color="black" if a > 0.6 else "white")
-    return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)
-
-
-def _bars(x: np.ndarray, heights: np.ndarray, width: float = 0.8, **style) -> PolyCollection:
-    """Bars as one PolyCollection: draws like ``ax.bar`` at a fraction of the cost (no per-patch limit updates)."""
-    half = width / 2
-    verts = [
-        [(xi - half, 0.0), (xi + half, 0.0), (xi + half, h), (xi - half, h)] for xi, h in zip(x, heights, strict=True)
-    ]
-    return PolyCollection(verts, **style)
+    drawing = AttentionMap(new_axes(ax, figsize=(3.4, 3.2)), annotate=annotate)
+    return drawing.update(weights, tokens, title=title, query_tokens=query_tokens)
 
 
 def bar_heights(collection: PolyCollection) -> np.ndarray:
     """The heights of bars drawn by this module (for tests and checks): the non-zero y of each bar."""
     return np.array([path.vertices[2, 1] for path in collection.get_paths()])
+
+
+def _bar_verts(heights: np.ndarray, width: float = 0.8) -> list:
+    half = width / 2
+    return [[(x - half, 0.0), (x + half, 0.0), (x + half, h), (x - half, h)] for x, h in enumerate(heights)]
+
+
+class PooledBars:
+    """Bars of a mean-pooled output vector (one bar per dimension), with an optional reference as black outlines.
+
+    Equal vectors put the outlines exactly on the bar edges. The bars are PolyCollections (:func:`bar_heights`
+    reads them back) created once and updated in place; the y range leaves headroom for the legend.
+    """
+
+    def __init__(self, ax, *, pooled_label: str = "this order", reference_label: str = "reference"):
+        self.ax = ax
+        self.bars = ax.add_collection(PolyCollection([], facecolor="tab:blue", label=pooled_label), autolim=False)
+        self.outlines = PolyCollection([], facecolor="none", edgecolor="black", linewidth=1.5, label=reference_label)
+        ax.add_collection(self.outlines, autolim=False)
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
+        self.legend = LiveLegend(ax, fontsize=8, loc="upper center", ncol=2)
+        self.size = None
+        label(ax, xlabel="output dimension j", ylabel="mean over tokens (a.u.)")
+
+    def update(self, pooled, *, reference=None, title: str | None = None):
+        p = as_array(pooled, "pooled").ravel()
+        r = None
+        if reference is not None:
+            r = as_array(reference, "reference").ravel()
+            if r.shape != p.shape:
+                raise ValueError(f"reference shape {r.shape} must match pooled shape {p.shape}")
+        self.bars.set_verts(_bar_verts(p))
+        self.outlines.set_visible(r is not None)
+        self.outlines.set_verts(_bar_verts(r) if r is not None else [])
+        if p.size != self.size:
+            self.size = p.size
+            self.ax.set_xlim(-0.6, p.size - 0.4)
+            self.ax.set_xticks(np.arange(p.size))
+        top = 1.1 * max(float(np.abs(p).max()), float(np.abs(r).max()) if r is not None else 0.0, 1e-12)
+        self.ax.set_ylim(-top, 1.7 * top)  # headroom for the legend, so it never hides a bar
+        shown = [self.bars] if r is None else [self.bars, self.outlines]
+        self.legend.update(shown, [c.get_label() for c in shown])
+        self.ax.set_title(title or "")
+        return self.ax
 
 
 def plot_pooled(
@@ -95,67 +163,68 @@ def plot_pooled(
     pooled_label: str = "this order",
     reference_label: str = "reference",
 ):
-    """Bars of a mean-pooled output vector (one bar per dimension), with an optional reference as black outlines.
+    """Bars of a mean-pooled output vector (d,), with an optional reference (d,) as outlines (:class:`PooledBars`)."""
+    drawing = PooledBars(new_axes(ax), pooled_label=pooled_label, reference_label=reference_label)
+    return drawing.update(pooled, reference=reference, title=title)
 
-    ``pooled``, ``reference``: (d,). Equal vectors put the outlines exactly on the bar edges. The bars are
-    PolyCollections (``bar_heights`` reads them back); the y range leaves headroom for the legend.
+
+class WeightScale:
+    """Left: one attention matrix (T, T) as a heatmap (colour 0 = dark purple … 1 = yellow); right: the entropy
+    of each row in nats (:func:`helpers.attention.row_entropy`), as stems, so that a one-hot row (H = 0) still shows
+    as a dot on the axis. The right panel marks ln T (uniform rows). Drawn once; :meth:`update` sets the data.
     """
-    p = as_array(pooled, "pooled").ravel()
-    r = None
-    if reference is not None:
-        r = as_array(reference, "reference").ravel()
-        if r.shape != p.shape:
-            raise ValueError(f"reference shape {r.shape} must match pooled shape {p.shape}")
-    ax = new_axes(ax)
-    dims = np.arange(p.size)
-    ax.add_collection(_bars(dims, p, facecolor="tab:blue", label=pooled_label), autolim=False)
-    if r is not None:
-        ax.add_collection(
-            _bars(dims, r, facecolor="none", edgecolor="black", linewidth=1.5, label=reference_label), autolim=False
-        )
-    ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlim(-0.6, p.size - 0.4)
-    ax.set_xticks(dims)
-    top = 1.1 * max(float(np.abs(p).max()), float(np.abs(r).max()) if r is not None else 0.0, 1e-12)
-    ax.set_ylim(-top, 1.7 * top)  # headroom for the legend, so it never hides a bar
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
-    ax.legend(fontsize=8, loc="upper center", ncol=2)
-    return label(ax, xlabel="output dimension j", ylabel="mean over tokens (a.u.)", title=title)
+
+    def __init__(self, axes):
+        self.axes = axes
+        ax_map, ax_h = axes
+        self.image = ax_map.imshow(np.zeros((1, 1)), vmin=0.0, vmax=1.0, cmap="viridis")
+        label(ax_map, xlabel="key position n (tokens)", ylabel="query position m (tokens)")
+        self.stems = ax_h.vlines([], [], [], color="tab:orange", linewidth=2)
+        (self.dots,) = ax_h.plot([], [], "o", color="tab:orange", label="row entropy")
+        self.uniform = ax_h.axhline(1.0, color="black", linestyle="--", linewidth=1)
+        ax_h.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        self.legend = LiveLegend(ax_h, fontsize=8, loc="upper right", ncol=2)
+        self.size = None
+        label(ax_h, xlabel="query position m (tokens)", ylabel="row entropy H (nats)")
+
+    def update(self, weights, entropy, *, weight_scale: float | None = None):
+        w = as_array(weights, "weights")  # (T, T)
+        if w.ndim != 2 or w.shape[0] != w.shape[1]:
+            raise ValueError(f"weights must be a square (T, T) matrix, got shape {tuple(w.shape)}")
+        h = as_array(entropy, "entropy")  # (T,)
+        if h.shape != (w.shape[0],):
+            raise ValueError(f"entropy must have shape (T,) = ({w.shape[0]},), one value per row, got {h.shape}")
+        ax_map, ax_h = self.axes
+        t = w.shape[0]
+        if t != self.size:
+            self.size = t
+            ticks = np.arange(0, t, 3 if t > 6 else 1)
+            self.image.set_extent((-0.5, t - 0.5, t - 0.5, -0.5))
+            ax_map.set_xlim(-0.5, t - 0.5)
+            ax_map.set_ylim(t - 0.5, -0.5)
+            for ax in self.axes:
+                ax.set_xticks(ticks)
+            ax_map.set_yticks(ticks)
+            self.uniform.set_ydata([math.log(t), math.log(t)])
+            self.uniform.set_label(f"uniform: ln {t} = {math.log(t):.2f}")
+            ax_h.set_xlim(-0.05 * (t - 1), 1.05 * (t - 1))  # autoscaling's 5 % margins, fixed
+            ax_h.set_ylim(-0.08 * math.log(t), 1.35 * math.log(t))
+        self.image.set_data(w)
+        scale = "attention weights" if weight_scale is None else f"weights at s = {weight_scale:.3g}"
+        ax_map.set_title(scale)
+        pos = np.arange(t)
+        self.stems.set_segments([[(x, 0.0), (x, y)] for x, y in zip(pos, h, strict=True)])
+        self.dots.set_data(pos, h)
+        self.legend.update([self.dots, self.uniform], [self.dots.get_label(), self.uniform.get_label()])
+        ax_h.set_title(f"mean max weight {w.max(-1).mean():.3f}, mean H {h.mean():.2f} nats")
+        return ax_h
 
 
 def plot_weight_scale(weights, entropy, axes=None, *, weight_scale: float | None = None):
-    """Left: one attention matrix (T, T) as a heatmap (colour 0 = dark purple … 1 = yellow); right: the entropy
-    of each row in nats (``entropy``, (T,): :func:`helpers.attention.row_entropy`), as stems, so that a one-hot
-    row (H = 0) still shows as a dot on the axis.
-
-    The right panel marks ln T (uniform rows). ``weight_scale`` only goes into the title.
-    """
-    w = as_array(weights, "weights")  # (T, T)
-    if w.ndim != 2 or w.shape[0] != w.shape[1]:
-        raise ValueError(f"weights must be a square (T, T) matrix, got shape {tuple(w.shape)}")
-    h = as_array(entropy, "entropy")  # (T,)
-    if h.shape != (w.shape[0],):
-        raise ValueError(f"entropy must have shape (T,) = ({w.shape[0]},), one value per row, got {h.shape}")
+    """An attention matrix (T, T) and the entropy of each of its rows (T,) (:class:`WeightScale`)."""
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(6.0, 3.2), layout="constrained", width_ratios=(1, 1.3))
-    ax_map, ax_h = axes
-    t = w.shape[0]
-    ticks = np.arange(0, t, 3 if t > 6 else 1)
-    ax_map.imshow(w, vmin=0.0, vmax=1.0, cmap="viridis")
-    ax_map.set_xticks(ticks)
-    ax_map.set_yticks(ticks)
-    scale = "attention weights" if weight_scale is None else f"weights at s = {weight_scale:.3g}"
-    label(ax_map, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=scale)
-    pos = np.arange(t)
-    ax_h.vlines(pos, 0.0, h, color="tab:orange", linewidth=2)
-    ax_h.plot(pos, h, "o", color="tab:orange", label="row entropy")
-    ax_h.axhline(math.log(t), color="black", linestyle="--", linewidth=1, label=f"uniform: ln {t} = {math.log(t):.2f}")
-    ax_h.set_xticks(ticks)
-    ax_h.set_ylim(-0.08 * math.log(t), 1.35 * math.log(t))
-    ax_h.yaxis.set_major_locator(MaxNLocator(nbins=4))
-    ax_h.legend(fontsize=8, loc="upper right", ncol=2)
-    title = f"mean max weight {w.max(-1).mean():.3f}, mean H {h.mean():.2f} nats"
-    return label(ax_h, xlabel="query position m (tokens)", ylabel="row entropy H (nats)", title=title)
+    return WeightScale(axes).update(weights, entropy, weight_scale=weight_scale)
 
 
 def plot_first_token_weight(weight_causal, weight_full, ax=None):

@@ -19,8 +19,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from helpers import scaling
 from helpers.methods import method_info, method_style
+from helpers.plots._style import LiveLegend, log_limits, new_axes
 from helpers.plots._style import label as _label
-from helpers.plots._style import new_axes
 from helpers.rope import rope_score_curve
 
 TWO_PI = 2 * math.pi
@@ -47,29 +47,47 @@ def _pair_ticks(n_pairs: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- section 1: the problem
-def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 2048, target_len: int = 8192, ax=None):
+class AngleRange:
     """Per pair: the largest angle seen in training (L·θ_i) and the largest angle needed at L′ (L′·θ_i), log scale.
 
     A horizontal line marks one full turn (2π). Pairs below it in training have seen only part of the circle:
-    they are shaded, and at L′ they meet angles they were never trained on.
+    they are shaded, and at L′ they meet angles they were never trained on. Drawn once on ``ax``;
+    :meth:`update` sets the data.
     """
-    ax = new_axes(ax)
-    theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
-    i = np.arange(theta.size)
-    bad = scaling.out_of_range_pairs(dim, base, train_len, target_len)
-    ax.semilogy(i, train_len * theta, "o-", ms=2.5, color="tab:blue", label=f"trained: L·θ_i (L = {train_len})")
-    ax.semilogy(i, target_len * theta, "s-", ms=2.5, color="tab:red", label=f"needed: L′·θ_i (L′ = {target_len})")
-    ax.axhline(TWO_PI, color="grey", ls="--", lw=1, label="one full turn (2π)")
-    if bad.any():
-        ax.axvspan(i[bad][0] - 0.5, i[bad][-1] + 0.5, color="tab:red", alpha=0.12, label="new angles at L′")
-    ax.legend(fontsize=7, loc="lower left")
-    _plain_log_axis(ax.yaxis)
-    return _label(
-        ax,
-        xlabel="pair index i (0 = fastest)",
-        ylabel="largest angle (rad)",
-        title=f"D = {dim}, b = {base:g}: {int(bad.sum())} of {theta.size} pairs leave their trained range",
-    )
+
+    def __init__(self, ax):
+        self.ax = ax
+        (self.trained,) = ax.semilogy([1], [1], "o-", ms=2.5, color="tab:blue")
+        (self.needed,) = ax.semilogy([1], [1], "s-", ms=2.5, color="tab:red")
+        self.turn = ax.axhline(TWO_PI, color="grey", ls="--", lw=1, label="one full turn (2π)")
+        self.span = ax.axvspan(0, 1, color="tab:red", alpha=0.12, label="new angles at L′")
+        self.legend = LiveLegend(ax, fontsize=7, loc="lower left")
+        _plain_log_axis(ax.yaxis)
+        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="largest angle (rad)")
+
+    def update(self, dim: int = 128, base: float = 10000.0, train_len: int = 2048, target_len: int = 8192):
+        theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
+        i = np.arange(theta.size)
+        bad = scaling.out_of_range_pairs(dim, base, train_len, target_len)  # (D/2,)
+        self.trained.set_data(i, train_len * theta)
+        self.trained.set_label(f"trained: L·θ_i (L = {train_len})")
+        self.needed.set_data(i, target_len * theta)
+        self.needed.set_label(f"needed: L′·θ_i (L′ = {target_len})")
+        self.span.set_visible(bool(bad.any()))
+        if bad.any():
+            self.span.set_x(i[bad][0] - 0.5)
+            self.span.set_width(i[bad][-1] - i[bad][0] + 1.0)
+        shown = [a for a in (self.trained, self.needed, self.turn, self.span) if a.get_visible()]
+        self.legend.update(shown, [a.get_label() for a in shown])
+        self.ax.set_ylim(*log_limits(np.concatenate([train_len * theta, target_len * theta, [TWO_PI]])))
+        self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
+        self.ax.set_title(f"D = {dim}, b = {base:g}: {int(bad.sum())} of {theta.size} pairs leave their trained range")
+        return self.ax
+
+
+def plot_angle_range(dim: int = 128, base: float = 10000.0, train_len: int = 2048, target_len: int = 8192, ax=None):
+    """Largest trained angle L·θ_i against the angle needed at L′, per pair (:class:`AngleRange`)."""
+    return AngleRange(new_axes(ax)).update(dim, base, train_len, target_len)
 
 
 # --------------------------------------------------------------------------- section 2: PI
@@ -128,26 +146,40 @@ def plot_pi_distances(dim: int = 128, base: float = 10000.0, factor: float = 4.0
 
 
 # --------------------------------------------------------------------------- section 3: NTK-aware
-def plot_slowdown(dim: int = 128, base: float = 10000.0, factor: float = 4.0, ax=None):
+class Slowdown:
     """Per-pair slowdown θ_i/θ′_i for PI (s everywhere), NTK-aware (1 → s) and the chapter's b·s (1 → s^((D−2)/D)).
 
-    Dotted horizontal lines at 1 (untouched) and s. Errata E4: only PI slows every pair by s.
+    Dotted horizontal lines at 1 (untouched) and s. Errata E4: only PI slows every pair by s. Drawn once on ``ax``;
+    :meth:`update` sets the data.
     """
-    ax = new_axes(ax)
-    freqs = scaling.extension_frequencies(dim, base, factor, 1, methods=["default", "linear", "ntk", "ntk_chapter"])
-    theta = freqs.pop("default")[0]  # (D/2,)
-    i = np.arange(theta.size)
-    for name, (inv, _) in freqs.items():
-        ax.plot(i, theta / inv, lw=1.8, **method_style(name))
-    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-    ax.axhline(factor, color="grey", lw=0.8, ls=":")
-    ax.legend(fontsize=8)
-    return _label(
-        ax,
-        xlabel="pair index i (0 = fastest)",
-        ylabel="slowdown θ_i / θ′_i (×)",
-        title=f"D = {dim}, s = {factor:g}: NTK base {scaling.ntk_scaled_base(dim, base, factor):,.0f}, chapter {base * factor:,.0f}",
-    )
+
+    METHODS = ("linear", "ntk", "ntk_chapter")
+
+    def __init__(self, ax):
+        self.ax = ax
+        self.lines = {name: ax.plot([], [], lw=1.8, **method_style(name))[0] for name in self.METHODS}
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        self.factor_line = ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        ax.legend(fontsize=8)
+        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="slowdown θ_i / θ′_i (×)")
+
+    def update(self, dim: int = 128, base: float = 10000.0, factor: float = 4.0):
+        freqs = scaling.extension_frequencies(dim, base, factor, 1, methods=["default", *self.METHODS])
+        theta = freqs.pop("default")[0]  # (D/2,)
+        i = np.arange(theta.size)
+        for name, (inv, _) in freqs.items():
+            self.lines[name].set_data(i, theta / inv)
+        self.factor_line.set_ydata([factor, factor])
+        self.ax.relim()
+        self.ax.autoscale_view()
+        ntk_base = scaling.ntk_scaled_base(dim, base, factor)
+        self.ax.set_title(f"D = {dim}, s = {factor:g}: NTK base {ntk_base:,.0f}, chapter {base * factor:,.0f}")
+        return self.ax
+
+
+def plot_slowdown(dim: int = 128, base: float = 10000.0, factor: float = 4.0, ax=None):
+    """Per-pair slowdown under PI, NTK-aware and the chapter's b·s (:class:`Slowdown`)."""
+    return Slowdown(new_axes(ax)).update(dim, base, factor)
 
 
 # --------------------------------------------------------------------------- section 4: dynamic NTK
@@ -176,6 +208,62 @@ def plot_dynamic_scale(train_len: int = 2048, factor: float = 2.0, max_len: int 
 
 
 # --------------------------------------------------------------------------- section 5: YaRN
+class YarnRamp:
+    """YaRN's extrapolation weight γ_i per pair: the released code's ramp (linear in i) and the paper's (linear in r).
+
+    γ = 1: the pair is kept (it turns more than β_fast times within L); γ = 0: divided by s like PI (fewer than
+    β_slow turns). Each x tick label also shows r_i = L/λ_i, the pair's turns within L (one axis instead of a
+    secondary top axis: half the ticks to build on every slider move). The code ramp has the colour of ``"yarn"``
+    and the paper ramp that of ``"yarn_paper"`` (:data:`helpers.methods.SCALING_METHODS`), so ``legend=False`` can
+    leave the naming to a neighbouring panel's legend. Drawn once on ``ax``; :meth:`update` sets the data.
+    """
+
+    def __init__(self, ax, *, legend: bool = True):
+        self.ax = ax
+        (self.code,) = ax.plot([], [], "o-", ms=2.5, color=method_info("yarn").color)
+        self.code.set_label("code (HF, jquesnelle): linear in i")
+        (self.paper,) = ax.plot([], [], "s--", ms=2.5, color=method_info("yarn_paper").color)
+        self.paper.set_label("paper: linear in r = L/λ")
+        self.marks = [ax.axvline(0, color="grey", lw=0.8, ls=":") for _ in range(2)]
+        self.texts = [ax.text(0, 0.5, "", fontsize=7, color="grey") for _ in range(2)]
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_yticks([0.0, 0.5, 1.0])
+        if legend:
+            ax.legend(fontsize=7, loc="lower left")
+        _label(ax, xlabel="pair index i  (r = L/λ_i: turns within L)", ylabel="extrapolation weight γ_i", title=None)
+
+    def update(
+        self,
+        dim: int = 128,
+        base: float = 10000.0,
+        train_len: int = 4096,
+        *,
+        beta_fast: float = 32.0,
+        beta_slow: float = 1.0,
+    ):
+        code = scaling.yarn_ramp(dim, base, train_len, kind="code", beta_fast=beta_fast, beta_slow=beta_slow)
+        paper = scaling.yarn_ramp(dim, base, train_len, kind="paper", beta_fast=beta_fast, beta_slow=beta_slow)
+        r = scaling.rotations_in_context(dim, base, train_len)  # (D/2,)
+        i = np.arange(code.size)
+        self.code.set_data(i, code)
+        self.paper.set_data(i, paper)
+        for mark, text, (n_rot, name) in zip(
+            self.marks, self.texts, ((beta_fast, "β_fast"), (beta_slow, "β_slow")), strict=True
+        ):
+            x = scaling.yarn_correction_dim(n_rot, dim, base, train_len)
+            inside = 0 <= x <= code.size - 1
+            mark.set_visible(inside)
+            text.set_visible(inside)
+            if inside:
+                mark.set_xdata([x, x])
+                text.set_x(x)
+                text.set_text(f" r = {n_rot:g}\n ({name})")
+        self.ax.set_xlim(-0.05 * (code.size - 1), 1.05 * (code.size - 1))  # autoscaling's 5 % margins
+        ticks = _pair_ticks(code.size)
+        self.ax.set_xticks(ticks, [f"{k}\nr={v:.3g}" for k, v in zip(ticks, r[ticks], strict=True)], fontsize=7)
+        return self.ax
+
+
 def plot_yarn_ramp(
     dim: int = 128,
     base: float = 10000.0,
@@ -186,33 +274,9 @@ def plot_yarn_ramp(
     legend: bool = True,
     ax=None,
 ):
-    """YaRN's extrapolation weight γ_i per pair: the released code's ramp (linear in i) and the paper's (linear in r).
-
-    γ = 1: the pair is kept (it turns more than β_fast times within L); γ = 0: divided by s like PI (fewer than
-    β_slow turns). Each x tick label also shows r_i = L/λ_i, the pair's turns within L (one axis instead of a
-    secondary top axis: half the ticks to build on every slider move). The code ramp has YaRN's colour and the paper
-    ramp the colour of ``"yarn_paper"`` in :data:`helpers.methods.SCALING_METHODS`, so ``legend=False`` can leave the naming to a
-    neighbouring panel's legend.
-    """
-    ax = new_axes(ax)
-    code = scaling.yarn_ramp(dim, base, train_len, kind="code", beta_fast=beta_fast, beta_slow=beta_slow)
-    paper = scaling.yarn_ramp(dim, base, train_len, kind="paper", beta_fast=beta_fast, beta_slow=beta_slow)
-    r = scaling.rotations_in_context(dim, base, train_len)
-    i = np.arange(code.size)
-    ax.plot(i, code, "o-", ms=2.5, color=method_info("yarn").color, label="code (HF, jquesnelle): linear in i")
-    ax.plot(i, paper, "s--", ms=2.5, color=method_info("yarn_paper").color, label="paper: linear in r = L/λ")
-    for n_rot, txt in ((beta_fast, "β_fast"), (beta_slow, "β_slow")):
-        x = scaling.yarn_correction_dim(n_rot, dim, base, train_len)
-        if 0 <= x <= code.size - 1:
-            ax.axvline(x, color="grey", lw=0.8, ls=":")
-            ax.text(x, 0.5, f" r = {n_rot:g}\n ({txt})", fontsize=7, color="grey")
-    ax.set_ylim(-0.05, 1.05)
-    ax.set_yticks([0.0, 0.5, 1.0])
-    if legend:
-        ax.legend(fontsize=7, loc="lower left")
-    ticks = _pair_ticks(code.size)
-    ax.set_xticks(ticks, [f"{k}\nr={v:.3g}" for k, v in zip(ticks, r[ticks], strict=True)], fontsize=7)
-    return _label(ax, xlabel="pair index i  (r = L/λ_i: turns within L)", ylabel="extrapolation weight γ_i", title=None)
+    """YaRN's extrapolation weight γ_i per pair, code ramp and paper ramp (:class:`YarnRamp`)."""
+    ramp = YarnRamp(new_axes(ax), legend=legend)
+    return ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=beta_slow)
 
 
 def plot_yarn_entropy(
@@ -258,6 +322,52 @@ def _ratio_ticks(ax, factor: float) -> None:
     ax.set_ylim(1 / factor / 1.25, 1.2)
 
 
+class FrequencyRatios:
+    """θ′_i/θ_i per pair (log scale) for each method's frequencies against the plain θ_i; :meth:`update` redraws.
+
+    ``curves``: {method key (:data:`helpers.scaling.ROPE_SCALING`): inv_freq (D/2,)}, drawn with the method's label,
+    colour and line style (:func:`helpers.methods.method_style`; an unknown key raises). 1 means untouched
+    (extrapolated), 1/s means divided by s (interpolated, as PI). ``highlight``: a key drawn thick, the others thin.
+    """
+
+    def __init__(self, ax):
+        self.ax = ax
+        self.lines: dict[str, object] = {}
+        self.factor_line = ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        ax.set_yscale("log")
+        self.legend = LiveLegend(ax, fontsize=7, loc="center left")
+        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="θ′_i / θ_i", title="Frequency change per pair")
+
+    def update(self, curves: Mapping[str, np.ndarray], reference, *, factor: float | None = None, highlight=None):
+        reference = np.asarray(reference, dtype=np.float64)  # (D/2,)
+        i = np.arange(reference.size)
+        if list(curves) != list(self.lines):
+            for line in self.lines.values():
+                line.remove()
+            self.lines = {name: self.ax.plot([], [], **method_style(name))[0] for name in curves}
+        for name, inv in curves.items():
+            lw, alpha = (2.6, 1.0) if highlight in (None, name) else (1.0, 0.45)
+            line = self.lines[name]
+            line.set_data(i, np.asarray(inv) / reference)
+            line.set_linewidth(lw)
+            line.set_alpha(alpha)
+        scaled = factor is not None and factor > 1
+        self.factor_line.set_visible(scaled)
+        if scaled:
+            self.factor_line.set_ydata([1 / factor, 1 / factor])
+            _ratio_ticks(self.ax, factor)
+        else:  # back to the default log ticks, as on a fresh axes
+            self.ax.set_yscale("log")
+            ratios = [line.get_ydata() for line in self.lines.values()]
+            self.ax.set_ylim(*log_limits(np.concatenate([*ratios, [1.0]])))
+        self.ax.set_xlim(-0.05 * (reference.size - 1), 1.05 * (reference.size - 1))
+        self.ax.set_xticks(_pair_ticks(reference.size))
+        handles = list(self.lines.values())
+        self.legend.update(handles, [h.get_label() for h in handles], key=highlight)
+        return self.ax
+
+
 def plot_frequency_ratios(
     curves: Mapping[str, np.ndarray],
     reference: np.ndarray,
@@ -266,25 +376,76 @@ def plot_frequency_ratios(
     highlight: str | None = None,
     ax=None,
 ):
-    """θ′_i/θ_i per pair (log scale) for each frequency array in ``curves`` against ``reference`` θ_i.
+    """θ′_i/θ_i per pair (log scale) for each method in ``curves`` against ``reference`` θ_i (:class:`FrequencyRatios`)."""
+    return FrequencyRatios(new_axes(ax)).update(curves, reference, factor=factor, highlight=highlight)
 
-    ``curves``: {method key (:data:`helpers.scaling.ROPE_SCALING`): inv_freq (D/2,)}, drawn with the method's label,
-    colour and line style (:func:`helpers.methods.method_style`; an unknown key raises). 1 means untouched
-    (extrapolated), 1/s means divided by s (interpolated, as PI). ``highlight``: a key drawn thick, the others thin.
+
+class ScoreVsDistance:
+    """Score of q = k = 1 (a²·mean cos(Δθ′_i)) against distance Δ for each method, log-spaced Δ from 1 to max.
+
+    ``methods``: {method key: (inv_freq, attention_factor)}, as returned by
+    :func:`helpers.scaling.extension_frequencies`. Plain RoPE (``"default"``) is solid up to L (trained) and dotted
+    after (extrapolated). The YaRN curves include the attention factor a² (:func:`helpers.rope.rope_score_curve`).
+    ``legend=False`` leaves the legend to the caller (e.g. a neighbouring panel that already names every method in
+    the same colours). Drawn once on ``ax``; :meth:`update` sets the data.
     """
-    ax = new_axes(ax)
-    reference = np.asarray(reference, dtype=np.float64)
-    i = np.arange(reference.size)
-    for name, inv in curves.items():
-        lw, alpha = (2.6, 1.0) if highlight in (None, name) else (1.0, 0.45)
-        ax.semilogy(i, np.asarray(inv) / reference, lw=lw, alpha=alpha, **method_style(name))
-    if factor is not None and factor > 1:
-        ax.axhline(1 / factor, color="grey", lw=0.8, ls=":")
-        _ratio_ticks(ax, factor)
-    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-    ax.set_xticks(_pair_ticks(reference.size))
-    ax.legend(fontsize=7, loc="center left")
-    return _label(ax, xlabel="pair index i (0 = fastest)", ylabel="θ′_i / θ_i", title="Frequency change per pair")
+
+    def __init__(self, ax, *, legend: bool = True):
+        self.ax = ax
+        self.lines: dict[str, list] = {}
+        self.train_line = ax.axvline(1, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+        _plain_log_axis(ax.xaxis)
+        # a fixed place: "best" searches every line's 300 points
+        self.legend = LiveLegend(ax, fontsize=7, ncol=2, loc="upper right") if legend else None
+        _label(
+            ax,
+            xlabel="relative distance Δ (tokens)",
+            ylabel="score of q = k = 1 (× a²)",
+            title="Attention score against distance",
+        )
+
+    def _make_lines(self, names) -> None:
+        for lines in self.lines.values():
+            for line in lines:
+                line.remove()
+        self.lines = {}
+        for name in names:
+            st = method_style(name)
+            if name == "default":
+                text = st.pop("label")
+                inside = self.ax.plot([], [], label=f"{text} (Δ ≤ L)", **st)[0]
+                st["ls"] = ":"
+                self.lines[name] = [inside, self.ax.plot([], [], label=f"{text} (Δ > L)", **st)[0]]
+            else:
+                self.lines[name] = [self.ax.plot([], [], **st)[0]]
+
+    def update(self, methods, train_len: int, max_distance: int, *, highlight: str | None = None):
+        if list(methods) != list(self.lines):
+            self._make_lines(methods)
+        dist = np.unique(np.geomspace(1, max_distance, 300).astype(int))  # (N,)
+        for name, (inv, a) in methods.items():
+            y = rope_score_curve(inv, dist, a)  # (N,)
+            lw, alpha = (2.0, 1.0) if highlight in (None, name) else (0.9, 0.35)
+            if name == "default":
+                inside = dist <= train_len
+                parts = [(dist[inside], y[inside]), (dist[~inside], y[~inside])]
+            else:
+                parts = [(dist, y)]
+            for line, (x, yy) in zip(self.lines[name], parts, strict=True):
+                line.set_data(x, yy)
+                line.set_linewidth(lw)
+                line.set_alpha(alpha)
+        self.train_line.set_xdata([train_len, train_len])
+        self.ax.set_xlim(*log_limits([dist[0], dist[-1], train_len]))
+        self.ax.relim()
+        self.ax.autoscale_view(scalex=False)
+        self.ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view
+        if self.legend is not None:
+            handles = [line for lines in self.lines.values() for line in lines]
+            self.legend.update(handles, [h.get_label() for h in handles], key=highlight)
+        return self.ax
 
 
 def plot_score_vs_distance(
@@ -296,39 +457,8 @@ def plot_score_vs_distance(
     legend: bool = True,
     ax=None,
 ):
-    """Score of q = k = 1 (a²·mean cos(Δθ′_i)) against distance Δ for each method, log-spaced Δ from 1 to max.
-
-    ``methods``: {method key: (inv_freq, attention_factor)}, as returned by
-    :func:`helpers.scaling.extension_frequencies`. Plain RoPE (``"default"``) is solid up to L (trained) and dotted
-    after (extrapolated). The YaRN curves include the attention factor a². ``legend=False`` leaves the legend
-    to the caller (e.g. a neighbouring panel that already names every method in the same colours).
-    """
-    ax = new_axes(ax)
-    dist = np.unique(np.geomspace(1, max_distance, 300).astype(int))  # (N,)
-    for name, (inv, a) in methods.items():
-        st = method_style(name)
-        y = rope_score_curve(inv, dist, a)  # (N,)
-        lw, alpha = (2.0, 1.0) if highlight in (None, name) else (0.9, 0.35)
-        if name == "default":
-            inside = dist <= train_len
-            text = st.pop("label")
-            ax.semilogx(dist[inside], y[inside], lw=lw, alpha=alpha, label=f"{text} (Δ ≤ L)", **st)
-            st["ls"] = ":"
-            ax.semilogx(dist[~inside], y[~inside], lw=lw, alpha=alpha, label=f"{text} (Δ > L)", **st)
-        else:
-            ax.semilogx(dist, y, lw=lw, alpha=alpha, **st)
-    ax.axvline(train_len, color="grey", lw=0.8, ls=":")
-    ax.yaxis.set_major_locator(MaxNLocator(4))
-    ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view, nothing more
-    if legend:
-        ax.legend(fontsize=7, ncol=2, loc="upper right")  # a fixed place: "best" searches every line's 300 points
-    _plain_log_axis(ax.xaxis)
-    return _label(
-        ax,
-        xlabel="relative distance Δ (tokens)",
-        ylabel="score of q = k = 1 (× a²)",
-        title="Attention score against distance",
-    )
+    """Score of q = k = 1 against distance for each method (:class:`ScoreVsDistance`)."""
+    return ScoreVsDistance(new_axes(ax), legend=legend).update(methods, train_len, max_distance, highlight=highlight)
 
 
 def plot_config_wavelengths(configs: Mapping[str, tuple[np.ndarray, np.ndarray, float]], *, ax=None):

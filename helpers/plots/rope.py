@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
-from helpers.plots._style import cjk_font, label, new_axes
+from helpers.plots._style import LiveLegend, cjk_font, label, log_limits, new_axes
 from helpers.rope import long_range_decay, rope_inv_freq, rope_wavelengths
 
 
@@ -57,48 +57,60 @@ def _rot2(v: np.ndarray, angle: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+class Rotation2D:
+    """One rotary pair as arrows, drawn once on ``ax`` and updated in place by :meth:`update`.
+
+    q rotated by m·θ, k rotated by n·θ, their dot product in the title. Faint arrows are q and k before rotation
+    (position 0). Moving m and n together leaves the title unchanged: only the angle between the arrows,
+    (m − n)·θ plus the angle between q and k, enters the dot product.
+    """
+
+    COLORS = ("tab:blue", "tab:orange", "tab:blue", "tab:orange")
+    ALPHAS = (0.3, 0.3, 1.0, 1.0)
+
+    def __init__(self, ax):
+        self.ax = ax
+        colors = [matplotlib.colors.to_rgba(c, a) for c, a in zip(self.COLORS, self.ALPHAS, strict=True)]
+        # One quiver for all four arrows: much cheaper to redraw than four annotations.
+        zeros = np.zeros(4)
+        self.quiver = ax.quiver(
+            zeros, zeros, zeros, zeros, color=colors, angles="xy", scale_units="xy", scale=1, width=0.012
+        )
+        self.keys = [ax.plot([], [], color=c, alpha=a, lw=2)[0] for c, a in zip(self.COLORS, self.ALPHAS, strict=True)]
+        self.circles = [ax.plot([], [], color=c, lw=0.5, alpha=0.3)[0] for c in self.COLORS[:2]]
+        ax.set_aspect("equal")
+        ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+        ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+        self.legend = ax.legend(self.keys, ["", "", "", ""], loc="lower left", fontsize=7, frameon=False)
+        label(ax, xlabel="dimension 2i (first of the pair)", ylabel="dimension 2i+1")
+
+    def update(self, q, k, m: int, n: int, theta: float):
+        q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+        qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
+        uv = np.array([q, k, qm, kn])  # (4, 2)
+        self.quiver.set_UVC(uv[:, 0], uv[:, 1])
+        names = ["q (position 0)", "k (position 0)", f"q rotated by m·θ = {m * theta:.2f} rad"]
+        names.append(f"k rotated by n·θ = {n * theta:.2f} rad")
+        for text, name in zip(self.legend.get_texts(), names, strict=True):
+            text.set_text(name)
+        for line, v in zip(self.circles, (q, k), strict=True):
+            line.set_data(np.linalg.norm(v) * _CIRCLE.real, np.linalg.norm(v) * _CIRCLE.imag)
+        r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
+        self.ax.set_xlim(-r, r)
+        self.ax.set_ylim(-r, r)
+        self.ax.set_title(f"m={m}, n={n}, m−n={m - n}:  q_m·k_n = {qm @ kn:+.3f}")
+        return self.ax
+
+
+_CIRCLE = np.exp(1j * np.linspace(0, 2 * np.pi, 121))  # (121,) the unit circle
+
+
 def plot_rotation_2d(q, k, m: int, n: int, theta: float, ax=None):
     """One rotary pair as arrows: q rotated by m·θ, k rotated by n·θ, and their dot product in the title.
 
-    Faint arrows are q and k before rotation (position 0). The title shows q_m·k_n and m − n: moving m and n
-    together leaves both unchanged, because only the angle between the arrows, (m − n)·θ plus the angle
-    between q and k, enters the dot product.
+    See :class:`Rotation2D` (what the rotation panel updates in place).
     """
-    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
-    ax = new_axes(ax, figsize=(4.6, 4.0))
-    qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
-    r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
-    arrows = [
-        (q, "tab:blue", 0.3, "q (position 0)"),
-        (k, "tab:orange", 0.3, "k (position 0)"),
-        (qm, "tab:blue", 1.0, f"q rotated by m·θ = {m * theta:.2f} rad"),
-        (kn, "tab:orange", 1.0, f"k rotated by n·θ = {n * theta:.2f} rad"),
-    ]
-    # One quiver for all four arrows: much cheaper to redraw than four annotations.
-    uv = np.array([v for v, *_ in arrows])  # (4, 2)
-    colors = [matplotlib.colors.to_rgba(c, a) for _, c, a, _ in arrows]
-    ax.quiver(
-        np.zeros(4), np.zeros(4), uv[:, 0], uv[:, 1], color=colors, angles="xy", scale_units="xy", scale=1, width=0.012
-    )
-    for _, color, alpha, name in arrows:
-        ax.plot([], [], color=color, alpha=alpha, lw=2, label=name)
-    circle = np.linspace(0, 2 * np.pi, 121)
-    ax.plot(np.linalg.norm(q) * np.cos(circle), np.linalg.norm(q) * np.sin(circle), color="tab:blue", lw=0.5, alpha=0.3)
-    ax.plot(
-        np.linalg.norm(k) * np.cos(circle), np.linalg.norm(k) * np.sin(circle), color="tab:orange", lw=0.5, alpha=0.3
-    )
-    ax.set_xlim(-r, r)
-    ax.set_ylim(-r, r)
-    ax.set_aspect("equal")
-    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
-    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
-    ax.legend(loc="lower left", fontsize=7, frameon=False)
-    return label(
-        ax,
-        xlabel="dimension 2i (first of the pair)",
-        ylabel="dimension 2i+1",
-        title=f"m={m}, n={n}, m−n={m - n}:  q_m·k_n = {qm @ kn:+.3f}",
-    )
+    return Rotation2D(new_axes(ax, figsize=(4.6, 4.0))).update(q, k, m, n, theta)
 
 
 def plot_rotation_matrix(r: np.ndarray, ax=None, *, title: str = "R_Θ(m)"):
@@ -130,85 +142,128 @@ def plot_score_grid(scores: np.ndarray, ax=None, *, title: str = "score(m, n) = 
     return label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=title)
 
 
-def plot_wavelengths(
-    dim: int, base: float, ax=None, *, reference_base: float | None = 10000.0, context: int | None = None
-):
-    """Wavelength λ_i = 2π/θ_i (positions per full turn) of every rotary pair, on a log scale.
+class Wavelengths:
+    """Wavelength λ_i = 2π/θ_i of every rotary pair on a log scale, drawn once on ``ax``; :meth:`update` redraws.
 
     Pair 0 always turns 1 rad per position (λ = 2π ≈ 6.3); the slowest pair has λ = 2π·base^((D−2)/D). A larger
     base widens the range. ``reference_base`` draws a second, dashed curve for comparison; ``context`` draws a
     horizontal line at a context length (pairs above it never complete a turn inside that context).
     """
-    ax = new_axes(ax)
-    i = np.arange(dim // 2)
-    lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
-    ax.semilogy(i, lam, marker=".", ms=3, lw=1.5, color="tab:blue", label=f"base {base:,.0f}")
-    if reference_base is not None and reference_base != base:
-        ref = rope_wavelengths(rope_inv_freq(dim, reference_base))
-        ax.semilogy(i, ref, ls="--", lw=1.2, color="0.5", label=f"base {reference_base:,.0f}")
-    if context is not None:
-        ax.axhline(context, color="tab:red", lw=0.8, ls=":", label=f"context {context:,} positions")
-    ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
-    ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
-    ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
-    return label(
-        ax,
-        xlabel="pair index i",
-        ylabel="wavelength λ_i (positions)",
-        title=f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions",
-    )
+
+    def __init__(self, ax):
+        self.ax = ax
+        (self.line,) = ax.semilogy([1], [1], marker=".", ms=3, lw=1.5, color="tab:blue")
+        (self.reference,) = ax.semilogy([1], [1], ls="--", lw=1.2, color="0.5")
+        self.context = ax.axhline(1, color="tab:red", lw=0.8, ls=":")
+        self.two_pi = ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
+        ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
+        ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        label(ax, xlabel="pair index i", ylabel="wavelength λ_i (positions)")
+        self.legend = LiveLegend(ax, fontsize=8, frameon=False, loc="upper left")
+
+    def update(self, dim: int, base: float, *, reference_base: float | None = 10000.0, context: int | None = None):
+        i = np.arange(dim // 2)
+        lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
+        self.line.set_data(i, lam)
+        self.line.set_label(f"base {base:,.0f}")
+        show_ref = reference_base is not None and reference_base != base
+        self.reference.set_visible(show_ref)
+        if show_ref:
+            self.reference.set_data(i, rope_wavelengths(rope_inv_freq(dim, reference_base)))
+            self.reference.set_label(f"base {reference_base:,.0f}")
+        self.context.set_visible(context is not None)
+        if context is not None:
+            self.context.set_ydata([context, context])
+            self.context.set_label(f"context {context:,} positions")
+        shown = [a for a in (self.line, self.reference, self.context, self.two_pi) if a.get_visible()]
+        self.legend.update(shown, [a.get_label() for a in shown])
+        ys = [lam, [2 * np.pi]]
+        if show_ref:
+            ys.append(self.reference.get_ydata())
+        if context is not None:
+            ys.append([context])
+        self.ax.set_ylim(*log_limits(np.concatenate([np.ravel(y) for y in ys])))
+        self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
+        self.ax.set_title(f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions")
+        return self.ax
 
 
-def plot_long_range_decay(
-    dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128, axes=None
+def plot_wavelengths(
+    dim: int, base: float, ax=None, *, reference_base: float | None = 10000.0, context: int | None = None
 ):
-    """What RoPE's "long-range decay" is and is not, on two panels sharing the distance axis.
+    """Wavelength λ_i = 2π/θ_i (positions per full turn) of every rotary pair, on a log scale (:class:`Wavelengths`)."""
+    return Wavelengths(new_axes(ax)).update(dim, base, reference_base=reference_base, context=context)
+
+
+class LongRangeDecay:
+    """What RoPE's "long-range decay" is and is not, on two axes sharing the distance axis; :meth:`update` redraws.
 
     Top: RoFormer's bound factor (1/(D/2))·Σ_j |S_j|, which decays on average, with bumps.
     Bottom: actual normalised scores score/(|q||k|) against distance m − n for
     (a) q = k = all ones (decays, with bumps: the picture behind the claim),
     (b) q = all ones, k = :func:`helpers.rope.key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
     (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
-
-    Drawn for speed (the decay panel redraws it on every release): the curves come from one cos/sin table
-    (:func:`helpers.rope.long_range_decay`), few tick labels, three legend entries (the random band and its mean share one).
+    The curves come from one cos/sin table (:func:`helpers.rope.long_range_decay`); few tick labels, three legend
+    entries (the random band and its mean share one).
     """
+
+    def __init__(self, axes):
+        self.axes = axes
+        top, bottom = axes
+        (self.bound,) = top.plot([], [], color="tab:purple", lw=1)
+        top.yaxis.set_major_locator(MaxNLocator(3))
+        top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
+        label(top, xlabel="", ylabel="bound factor\nΣ|S_j| / (D/2)")
+        (self.same,) = bottom.plot([], [], lw=1, color="tab:blue", label="q = k (all ones)")
+        (self.peaked,) = bottom.plot([], [], lw=1, color="tab:green")
+        self.band = bottom.fill_between([0, 1], [0, 0], [0, 0], color="tab:orange", alpha=0.25, lw=0)
+        (self.mean,) = bottom.plot([], [], color="tab:orange", lw=1)
+        self.peak_line = bottom.axvline(0, color="tab:green", lw=0.6, ls=":")
+        bottom.set_ylim(-1.05, 1.05)
+        bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
+        self.legend = bottom.legend(
+            [self.same, self.peaked, (self.band, self.mean)],
+            ["q = k (all ones)", "", ""],
+            fontsize=7,
+            loc="lower right",
+            framealpha=0.85,  # readable where small D puts curves under the legend
+            edgecolor="none",
+        )
+        label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
+
+    def update(
+        self, dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128
+    ):
+        top, bottom = self.axes
+        c = long_range_decay(dim, base, peak, max_distance=max_distance, n_samples=n_samples)  # (T,) curves
+        d = c.distances
+        self.bound.set_data(d, c.bound)
+        top.relim()
+        top.autoscale_view()
+        top.set_title(f"RoPE scores against distance (D = {dim}, base {base:,.0f})")
+        self.same.set_data(d, c.same)
+        self.peaked.set_data(d, c.peaked)
+        self.peaked.set_label(f"k chosen to peak at {peak}")
+        self.band.set_data(d, c.random_mean - c.random_std, c.random_mean + c.random_std)
+        random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
+        self.mean.set_data(d, c.random_mean)
+        self.mean.set_label(random_label)
+        self.peak_line.set_xdata([peak, peak])
+        bottom.set_xlim(0, max_distance)
+        texts = self.legend.get_texts()
+        texts[1].set_text(f"k chosen to peak at {peak}")
+        texts[2].set_text(random_label)
+        return self.axes
+
+
+def plot_long_range_decay(
+    dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128, axes=None
+):
+    """What RoPE's "long-range decay" is and is not, on two panels sharing the distance axis (:class:`LongRangeDecay`)."""
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
-    top, bottom = axes
-    c = long_range_decay(dim, base, peak, max_distance=max_distance, n_samples=n_samples)  # (T,) curves
-    d = c.distances
-    top.plot(d, c.bound, color="tab:purple", lw=1)
-    top.yaxis.set_major_locator(MaxNLocator(3))
-    top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
-    label(
-        top,
-        xlabel="",
-        ylabel="bound factor\nΣ|S_j| / (D/2)",
-        title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
-    )
-    same = bottom.plot(d, c.same, lw=1, color="tab:blue", label="q = k (all ones)")
-    chosen = bottom.plot(d, c.peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
-    mean, std = c.random_mean, c.random_std
-    band = bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0)
-    random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
-    (mean_line,) = bottom.plot(d, mean, color="tab:orange", lw=1, label=random_label)
-    bottom.axvline(peak, color="tab:green", lw=0.6, ls=":")
-    bottom.set_xlim(0, max_distance)
-    bottom.set_ylim(-1.05, 1.05)
-    bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
-    bottom.legend(
-        [same[0], chosen[0], (band, mean_line)],
-        ["q = k (all ones)", f"k chosen to peak at {peak}", random_label],
-        fontsize=7,
-        loc="lower right",
-        framealpha=0.85,  # readable where small D puts curves under the legend
-        edgecolor="none",
-    )
-    label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
-    return axes
+    return LongRangeDecay(axes).update(dim, base, peak, max_distance=max_distance, n_samples=n_samples)
 
 
 def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str = "attention weights"):
