@@ -227,14 +227,19 @@ def plot_weight_scale(weights, entropy, axes=None, *, weight_scale: float | None
     return WeightScale(axes).update(weights, entropy, weight_scale=weight_scale)
 
 
+def _causal_and_full(ax, causal, full) -> np.ndarray:
+    """One value per position with a causal mask (circles) and without (squares, dashed); returns the positions."""
+    causal, full = as_array(causal, "causal").ravel(), as_array(full, "full").ravel()
+    pos = np.arange(causal.size)
+    ax.plot(pos, causal, "o-", label="causal mask")
+    ax.plot(pos, full, "s--", label="no mask")
+    return pos
+
+
 def plot_first_token_weight(weight_causal, weight_full, ax=None):
     """Weight each query puts on the sequence's first token, by query position, with and without a causal mask."""
-    wc = np.asarray(weight_causal, dtype=float)
-    wf = np.asarray(weight_full, dtype=float)
     ax = new_axes(ax)
-    pos = np.arange(wc.size)
-    ax.plot(pos, wc, "o-", label="causal mask")
-    ax.plot(pos, wf, "s--", label="no mask")
+    _causal_and_full(ax, weight_causal, weight_full)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
     return label(ax, xlabel="query position t (tokens)", ylabel="weight on token 0", title="weight on the first token")
@@ -245,12 +250,8 @@ def plot_output_variance(var_causal, var_full, ax=None, *, value_variance: float
 
     ``value_variance``: if given, also draw σ_v²/(t+1), what uniform causal weights would give.
     """
-    vc = np.asarray(var_causal, dtype=float)
-    vf = np.asarray(var_full, dtype=float)
     ax = new_axes(ax)
-    pos = np.arange(vc.size)
-    ax.plot(pos, vc, "o-", label="causal mask")
-    ax.plot(pos, vf, "s--", label="no mask")
+    pos = _causal_and_full(ax, var_causal, var_full)
     if value_variance is not None:
         ax.plot(pos, value_variance / (pos + 1), ":", color="black", label="σ_v²/(t+1)")
     ax.set_ylim(bottom=0)

@@ -27,34 +27,21 @@ STYLE = {"description_width": "initial"}
 LAYOUT = W.Layout(width="380px")
 
 
+def _slider(kind, description: str, *, heavy: bool, **options) -> W.Widget:
+    """A slider of ``kind`` with its unit in the description; ``heavy`` redraws on release only."""
+    return kind(description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, **options)
+
+
 def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *, heavy: bool = False) -> W.IntSlider:
     """An IntSlider with its unit in the description (e.g. "position m"); ``heavy`` redraws on release only."""
-    return W.IntSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=step,
-        description=description,
-        style=STYLE,
-        layout=LAYOUT,
-        continuous_update=not heavy,
-    )
+    return _slider(W.IntSlider, description, heavy=heavy, value=value, min=lo, max=hi, step=step)
 
 
 def float_slider(
     description: str, value: float, lo: float, hi: float, step: float, *, heavy: bool = False, fmt: str = ".2f"
 ) -> W.FloatSlider:
-    return W.FloatSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=step,
-        description=description,
-        style=STYLE,
-        layout=LAYOUT,
-        continuous_update=not heavy,
-        readout_format=fmt,
-    )
+    """A FloatSlider over [lo, hi]; ``fmt`` formats its readout."""
+    return _slider(W.FloatSlider, description, heavy=heavy, value=value, min=lo, max=hi, step=step, readout_format=fmt)
 
 
 def log_slider(
@@ -69,16 +56,15 @@ def log_slider(
     fmt: str = ".3g",
 ) -> W.FloatLogSlider:
     """A slider over base**[lo_exp, hi_exp] (e.g. the RoPE base from 10^2 to 10^7)."""
-    return W.FloatLogSlider(
+    return _slider(
+        W.FloatLogSlider,
+        description,
+        heavy=heavy,
         value=value,
         base=base,
         min=lo_exp,
         max=hi_exp,
         step=step,
-        description=description,
-        style=STYLE,
-        layout=LAYOUT,
-        continuous_update=not heavy,
         readout_format=fmt,
     )
 
