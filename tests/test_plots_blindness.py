@@ -249,3 +249,19 @@ def test_weight_scale_panel_slider_range():
     assert (slider.base, slider.min, slider.max) == (10, -2.0, 0.0)  # s from 0.01 (uniform) to 1 (one-hot)
     assert slider.value == pytest.approx(1 / math.sqrt(512))
     assert "s" in slider.description and "W = s·randn" in slider.description
+
+
+def test_explorer_panel_offers_only_the_requested_positions():
+    panel = bw.explorer_panel(positions=("none", "sinusoidal"))
+    toggles = [w for w in _all_widgets(panel) if w.__class__.__name__ == "ToggleButtons"]
+    assert [value for _, value in toggles[0].options] == ["none", "sinusoidal"]
+    with pytest.raises(ValueError, match=r"positions must be a non-empty tuple of options from .* got \('alibi',\)"):
+        bw.explorer_panel(positions=("alibi",))
+    with pytest.raises(ValueError, match=r"positions must include 'none'"):
+        bw.explorer_panel(positions=("sinusoidal",))
+
+
+def _all_widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _all_widgets(child)

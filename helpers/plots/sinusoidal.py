@@ -257,7 +257,7 @@ def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: 
     _, q, dmin = closest_distinct_positions(n_positions, d_model, base)
     ax.semilogx(deltas, dist, lw=0.7, label=f"d_model = {d_model}, base = {base:g}")
     ax.axhline(dist[0], color="grey", ls="--", lw=0.8, label="neighbours (Δ = 1)")
-    ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, {dmin:.3f}")
+    ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, distance {dmin:.3f}")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="best")
     return label(

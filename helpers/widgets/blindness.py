@@ -93,13 +93,23 @@ def explorer_figure(order: Sequence[str] = DEFAULT_ORDER, position: str = "none"
     return view_on(ExplorerView, fig).update(order, position, causal)
 
 
-def explorer_panel() -> W.VBox:
-    """Dropdown (token order), ToggleButtons (position information), Checkbox (causal mask) → explorer_figure."""
+def explorer_panel(positions: tuple[str, ...] = ("none", "sinusoidal", "rope")) -> W.VBox:
+    """Dropdown (token order), ToggleButtons (position information), Checkbox (causal mask) → explorer_figure.
+
+    ``positions``: which position options the toggle offers, from "none", "sinusoidal", "rope" (chapter 01 offers
+    the first two: RoPE is taught in chapter 04).
+    """
+    known = [value for _, value in POSITION_OPTIONS]
+    if isinstance(positions, str) or not positions or any(p not in known for p in positions):
+        raise ValueError(f"positions must be a non-empty tuple of options from {known}, got {positions!r}")
+    if "none" not in positions:
+        raise ValueError(f"positions must include 'none' (the panel's starting value), got {positions!r}")
+    options = [(label, value) for label, value in POSITION_OPTIONS if value in positions]
     controls = {
         "order": W.Dropdown(
             options=ORDER_OPTIONS, value=DEFAULT_ORDER, description="token order", style=STYLE, layout=LAYOUT
         ),
-        "position": W.ToggleButtons(options=POSITION_OPTIONS, value="none", description="position info", style=STYLE),
+        "position": W.ToggleButtons(options=options, value="none", description="position info", style=STYLE),
         "causal": W.Checkbox(
             value=False, description="causal mask (token t sees tokens ≤ t)", style=STYLE, layout=LAYOUT
         ),
