@@ -34,8 +34,10 @@ from helpers._checks import check_int, check_positive
 __all__ = [
     "T5RelativeBias",
     "alibi_bias",
+    "alibi_effective_window",
     "alibi_slopes",
     "causal_additive_mask",
+    "relative_position_bucket",
     "relative_positions",
     "t5_bucket_thresholds",
     "t5_relative_bucket",
@@ -116,6 +118,17 @@ def alibi_bias(
     slopes = alibi_slopes(num_heads)  # (H,)
     rel = relative_positions(query_len, key_len, offset=offset).to(torch.float64)  # (T_q, T_k)
     return (slopes[:, None, None] * rel[None]).to(dtype)  # (H, T_q, T_k)
+
+
+def alibi_effective_window(num_heads: int, threshold: float) -> torch.Tensor:
+    """Distance (tokens) at which head h's ALiBi penalty slope_h·d reaches ``threshold`` (nats): threshold / slope_h.
+
+    With equal content scores, a key at distance d gets e^(−slope_h·d) times the weight of the key at distance 0, so
+    past this window it gets at most e^(−threshold) of it (threshold ln 100 ≈ 4.6: 1 %). A key farther away can still
+    win only if its content score is higher by more than slope_h·d, which grows without bound. float64, shape (H,).
+    """
+    threshold = check_positive("threshold", threshold)
+    return threshold / alibi_slopes(num_heads)  # (H,)
 
 
 # --------------------------------------------------------------------------- T5 buckets
@@ -213,6 +226,10 @@ def t5_relative_bucket(
         dist = (-rel).clamp(min=0)  # (...)
     far = e + torch.bucketize(dist, thresholds, right=True)  # (...) e + #{j : t_j ≤ p}
     return side + torch.where(dist < e, dist, far)  # (...)
+
+
+#: The same function under HF transformers' name (``T5Attention._relative_position_bucket``), as the lab calls it.
+relative_position_bucket = t5_relative_bucket
 
 
 class T5RelativeBias(nn.Module):

@@ -12,8 +12,10 @@ from helpers.attention import causal_mask
 from helpers.score_biases import (
     T5RelativeBias,
     alibi_bias,
+    alibi_effective_window,
     alibi_slopes,
     causal_additive_mask,
+    relative_position_bucket,
     relative_positions,
     t5_bucket_thresholds,
     t5_relative_bucket,
@@ -59,6 +61,14 @@ def test_alibi_slopes_exact_values():
     assert twelve[:8] == [2.0**-h for h in range(1, 9)]
     torch.testing.assert_close(torch.tensor(twelve[8:]), torch.tensor([2.0**-0.5, 2.0**-1.5, 2.0**-2.5, 2.0**-3.5]))
     assert alibi_slopes(3).tolist() == [2.0**-4, 2.0**-8, 2.0**-2]
+
+
+def test_alibi_effective_window():
+    win = alibi_effective_window(8, math.log(100))
+    torch.testing.assert_close(win, math.log(100) * 2.0 ** torch.arange(1, 9, dtype=torch.float64))
+    # at that distance the penalty is exactly the threshold: the weight ratio to distance 0 is 1/100
+    for h, d in enumerate(win.tolist()):
+        assert math.exp(-alibi_slopes(8)[h].item() * d) == pytest.approx(0.01)
 
 
 # --------------------------------------------------------------------------- ALiBi bias and masks
@@ -198,6 +208,10 @@ def test_t5_bucket_structure_bidirectional():
     assert int(b_past[-1]) == 15 and int(b_future[-1]) == 31
 
 
+def test_relative_position_bucket_is_the_same_function():
+    assert relative_position_bucket is t5_relative_bucket
+
+
 def test_t5_bucket_accepts_int32_and_keeps_the_shape():
     rel = relative_positions(3, 5).to(torch.int32)
     got = t5_relative_bucket(rel, bidirectional=False, num_buckets=8, max_distance=16)
@@ -257,6 +271,7 @@ BAD = [
     (lambda: alibi_bias(4, 3, -2), ValueError, r"key_len must be an integer >= 0, got -2"),
     (lambda: alibi_bias(4, 3, offset=-1), ValueError, r"offset must be an integer >= 0, got -1"),
     (lambda: alibi_bias(4, 3, dtype=torch.long), TypeError, r"dtype must be a floating-point torch.dtype"),
+    (lambda: alibi_effective_window(4, 0.0), ValueError, r"threshold must be a finite number > 0, got 0.0"),
     (lambda: causal_additive_mask(2.5), TypeError, r"query_len must be an integer, got 2.5"),
     (
         lambda: t5_relative_bucket(torch.tensor([1.0]), bidirectional=False, num_buckets=8, max_distance=16),
