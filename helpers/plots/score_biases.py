@@ -221,6 +221,7 @@ def frame_alibi(axes) -> dict:
     ax_w.set_yscale("log")
     ax_w.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
     ax_w.yaxis.set_minor_locator(NullLocator())  # minor ticks on a log axis cost more to draw than the data
+    ax_w.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain text: no mathtext to parse
     ax_w.xaxis.set_major_locator(MaxNLocator(6, integer=True))
     ax_p.xaxis.set_major_locator(MaxNLocator(5))
     ax_p.yaxis.set_major_locator(MaxNLocator(5))
