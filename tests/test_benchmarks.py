@@ -17,3 +17,9 @@ def test_bench_rope_runs_and_prints_a_table(capsys):
     _load("bench_rope").main(["--shape", "1", "2", "16", "8", "--repeats", "2", "--warmup", "1"])
     out = capsys.readouterr().out
     assert "| helpers.apply_rope half_split |" in out and "| copy (x.clone()) | " in out
+
+
+def test_bench_panels_06_runs_and_prints_a_table(capsys):
+    _load("bench_panels_06").main(["--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "| 02 waves: dimension b (reference) |" in out and "| 06 ALiBi: threshold |" in out
