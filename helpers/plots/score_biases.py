@@ -206,7 +206,7 @@ def alibi_parts(slopes, max_distance: int, threshold: float) -> dict:
         "order": order,
         "xlim": (0.0, float(max_distance)),
         "ylim": (-2.0 * threshold, 0.1 * threshold),
-        "title_left": f"ALiBi penalty −slope·d, H = {len(slopes)} heads",
+        "title_left": f"ALiBi penalty −slope·d, H = {len(slopes)} heads (darkest: head 1)",
         "title_right": f"window = {threshold:.3g} / slope (tokens)",
         "caption": f"{int(inside.sum())} of {len(slopes)} windows within {max_distance} tokens",
         "wlim": (0.5 * float(windows.min()), 2.0 * float(windows.max())),
