@@ -5,7 +5,8 @@ Attention(Q, K, V) = softmax(Q·Kᵀ/√d_k + mask)·V   (Vaswani et al. 2017, a
 Where position can enter (notebooks 01 and 04):
 * additively, before the projections: X + PE (sinusoidal or learned table), which changes Q, K *and* V;
 * by rotating q and k after the projections (RoPE, :class:`helpers.rope.Rotary`); V is never rotated;
-* through the causal mask, which makes token t see only tokens ≤ t (errata E9).
+* through the causal mask, which makes token t see only tokens ≤ t (errata E9);
+* as a bias on the scores that depends on the distance n − m only (T5, ALiBi: :mod:`helpers.score_biases`, notebook 06).
 With none of these, self-attention is permutation-equivariant.
 
 Notebook 01's toy head lives here too: the chapter's sentences (猫 吃 鱼 / 鱼 吃 猫, 小明 打了 小红 / 小红 打了 小明),

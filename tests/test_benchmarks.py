@@ -28,3 +28,9 @@ def test_panel_redraw_times_every_control_of_a_chapter(capsys):
     }
     assert len(rows) == 8 and all(wall > 0 and cpu >= 0 for *_, wall, cpu in rows)
     assert "| 04 | decay | peak of chosen k (positions) |" in capsys.readouterr().out
+
+
+def test_bench_panels_06_runs_and_prints_a_table(capsys):
+    _load("bench_panels_06").main(["--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "| 02 waves: dimension b (reference) |" in out and "| 06 ALiBi: threshold |" in out
