@@ -26,7 +26,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from helpers.widgets import score_biases as W06  # noqa: E402
 from helpers.widgets import sinusoidal as W02  # noqa: E402
-from helpers.widgets._common import png_bytes  # noqa: E402
+from helpers.widgets._common import DPI, png_bytes  # noqa: E402
 
 #: (name, draw, layout, defaults, control, two values it alternates between)
 MOVES = [
@@ -55,7 +55,7 @@ MOVES = [
 
 
 def _figure(layout, dpi):
-    fig = Figure(figsize=layout[0], dpi=dpi)
+    fig = Figure(figsize=layout.figsize, dpi=dpi)
     FigureCanvasAgg(fig)
     return fig
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="moves per control (default 20)")
     args = parser.parse_args(argv)
-    dpi = W06.DPI
+    dpi = DPI
     figs = [_figure(layout, dpi) for _, _, layout, *_ in MOVES]
     for fig, (_, draw, _, defaults, _, _) in zip(figs, MOVES, strict=True):
         draw(**defaults, fig=fig)  # first draw builds the artists: not timed

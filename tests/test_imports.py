@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "helpers.learned": 1,
     "helpers.scaling": 2,
     "helpers.attention": 2,
+    "helpers.score_biases": 1,  # ALiBi and T5 biases: maths on torch, below the lab
     "helpers.lab": 3,  # the tiny-model lab may import any maths module
     "helpers.plots": 4,
     "helpers.widgets": 5,
