@@ -48,6 +48,7 @@ from pathlib import Path
 from queue import Empty
 
 import nbformat
+import zmq
 
 EVENT_MARK = "@@nbexec@@ "
 POLL_SLICE = 0.5  # s: longest a message can wait in a socket unread
@@ -96,12 +97,14 @@ def run_notebook(
     cell_timeout: int = 300,
     stall_timeout: float = 30,
     allow_tagged_errors: bool = False,
+    _faults: tuple[str, ...] = (),
 ) -> nbformat.NotebookNode:
     """Run ``nb`` top to bottom in a fresh kernel (started in ``cwd``), in a child process; return it executed.
 
     Raises NotebookRunError (naming ``name`` and the cell) on an error in a cell (also a cell tagged
     ``raises-exception`` unless ``allow_tagged_errors``), a cell running longer than ``cell_timeout`` seconds, a
-    stall (see the module docstring) or a dead kernel. Saved widget state is in ``metadata.widgets`` (strip it
+    stall (see the module docstring) or a dead kernel. ``_faults`` injects the failures the tests check the
+    watchdog with (see ``_Guard._inject``). Saved widget state is in ``metadata.widgets`` (strip it
     before committing). ``kernel_env`` is the kernel's environment (default: ours).
     """
     with tempfile.TemporaryDirectory(prefix="nbexec-") as tmp:
@@ -115,6 +118,7 @@ def run_notebook(
             "cell_timeout": cell_timeout,
             "stall_timeout": stall_timeout,
             "allow_tagged_errors": allow_tagged_errors,
+            "faults": list(_faults),
         }
         (tmp / "job.json").write_text(json.dumps(job))
         with open(tmp / "stderr.txt", "w") as err:
@@ -213,6 +217,7 @@ class _Guard:
     def __init__(self, kc, stall_timeout: float, kernel_pid: int | None):
         self.kc, self.stall, self.kernel_pid = kc, stall_timeout, kernel_pid
         self.pending: dict | None = None  # the execute_request waiting for its reply
+        self.drop = lambda msg: False  # test faults only
         execute = kc.execute
 
         def traced_execute(*a, **k):
@@ -232,13 +237,12 @@ class _Guard:
             while True:
                 step = POLL_SLICE if deadline is None else min(POLL_SLICE, max(0.0, deadline - time.monotonic()))
                 if await chan.socket.poll(int(step * 1000)):
-                    import zmq
-
                     frames = await chan.socket.recv_multipart(flags=zmq.NOBLOCK)  # ready: never waits
                     _, smsg = chan.session.feed_identities(frames)
                     msg = chan.session.deserialize(smsg)
-                    self._observe(chan is self.kc.iopub_channel, msg)
-                    return msg
+                    if not self.drop(msg):
+                        self._observe(chan is self.kc.iopub_channel, msg)
+                        return msg
                 if chan is self.kc.shell_channel:  # nbclient waits here for every reply: check from one place
                     self._check()
                 if deadline is not None and time.monotonic() >= deadline:
@@ -288,6 +292,35 @@ class _Guard:
                     f"stalled: the kernel is busy with the cell but used no CPU for {now - t0:.0f} s (deadlock?)"
                 )
 
+    def _inject(self, faults: list[str]) -> None:
+        """Test faults: "deaf-poll" (no socket poll wakes before its timeout: every wake-up lost), "lost-request"
+        (execute_requests whose code has the marker NBEXEC_FAULT are never sent), "lost-reply" (their replies
+        are dropped on arrival)."""
+        kc = self.kc
+        if "deaf-poll" in faults:
+            for chan in (kc.shell_channel, kc.iopub_channel):
+                real_poll = chan.socket.poll
+
+                async def deaf_poll(timeout=None, flags=None, _real=real_poll):
+                    await asyncio.sleep((timeout or 0) / 1000)
+                    return await _real(0)
+
+                chan.socket.poll = deaf_poll
+        if "lost-request" in faults:
+            send = kc.shell_channel.send
+            kc.shell_channel.send = lambda msg: None if "NBEXEC_FAULT" in msg["content"].get("code", "") else send(msg)
+        if "lost-reply" in faults:
+            execute, marked = kc.execute, set()
+
+            def marking_execute(code, *a, **k):
+                msg_id = execute(code, *a, **k)
+                if "NBEXEC_FAULT" in code:
+                    marked.add(msg_id)
+                return msg_id
+
+            kc.execute = marking_execute
+            self.drop = lambda msg: msg["msg_type"] == "execute_reply" and msg["parent_header"]["msg_id"] in marked
+
 
 async def _child_run(job: dict) -> int:
     from nbclient import NotebookClient
@@ -312,6 +345,7 @@ async def _child_run(job: dict) -> int:
             pid = getattr(getattr(prov, "process", None), "pid", None)
             _emit("kernel", pid=pid)
             guard = _Guard(client.kc, job["stall_timeout"], pid)
+            guard._inject(job["faults"])
             nb.metadata["language_info"] = (await _kernel_info(client, guard))["content"]["language_info"]
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code" or not cell.source.strip():
@@ -322,8 +356,8 @@ async def _child_run(job: dict) -> int:
                 _emit("end", cell=index, s=round(time.monotonic() - t0, 2))
             index = None
             client.set_widgets_metadata()
-    except CellTimeoutError as e:
-        code = _fail("timeout", index, ANSI.sub("", str(e)).strip().splitlines()[0] + " (the kernel was busy)")
+    except CellTimeoutError:
+        code = _fail("timeout", index, f"timed out: the kernel was still busy with it after {job['cell_timeout']} s")
     except CellExecutionError as e:
         code = _fail("error", index, "raised an error:\n" + ANSI.sub("", str(e))[-2500:])
     except StallError as e:
