@@ -129,7 +129,7 @@ def run_notebook(
             )  # fmt: skip
             events, fail, kernel_pid = _watch(proc, backstop=cell_timeout + 3 * stall_timeout + 60)
         out = nbformat.read(tmp / "out.ipynb", as_version=4) if (tmp / "out.ipynb").exists() else None
-        _log_run(name, events, fail, time.monotonic() - t0)
+        _log_run(name, events, fail, proc.returncode, time.monotonic() - t0)
         if fail is None and proc.returncode == 0 and out is not None:
             return out
         stderr = (tmp / "stderr.txt").read_text(errors="replace").strip().splitlines()
@@ -145,7 +145,7 @@ def run_notebook(
     raise NotebookRunError(msg, kind=fail["kind"], cell=cell, notebook=out)
 
 
-def _log_run(name: str, events: list[dict], fail: dict | None, seconds: float) -> None:
+def _log_run(name: str, events: list[dict], fail: dict | None, returncode: int, seconds: float) -> None:
     """With NBEXEC_LOG=path set, append one JSON line per notebook run: time, slowest cell, nudges, outcome."""
     path = os.environ.get("NBEXEC_LOG")
     if not path:
@@ -154,7 +154,7 @@ def _log_run(name: str, events: list[dict], fail: dict | None, seconds: float) -
     slowest = max(ends, key=lambda e: e["s"], default=None)
     line = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "notebook": name, "seconds": round(seconds, 1),
             "cells": len(ends), "slowest_cell": slowest and [slowest["cell"], slowest["s"]],
-            "nudges": sum(e["ev"] == "nudge" for e in events), "result": fail["kind"] if fail else "ok"}  # fmt: skip
+            "nudges": sum(e["ev"] == "nudge" for e in events), "result": fail["kind"] if fail else "ok" if returncode == 0 else f"exit {returncode}"}  # fmt: skip
     with open(path, "a") as f:
         f.write(json.dumps(line) + "\n")
 
