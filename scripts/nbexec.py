@@ -163,17 +163,22 @@ def _watch(proc: subprocess.Popen, backstop: float) -> tuple[list[dict], dict | 
     """Read the child's events; kill it (and its kernel) if it is silent for ``backstop`` seconds."""
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout] + [lines.put(None)], daemon=True).start()
-    events, fail, kernel_pid = [], None, None
+    events, fail, kernel_pid, last = [], None, None, time.monotonic()
     while True:
         try:
-            line = lines.get(timeout=backstop)
+            line = lines.get(timeout=1.0)
         except Empty:
-            if kernel_pid:
-                _kill(kernel_pid)
-            proc.kill()
-            break
+            if proc.poll() is not None:  # exited and everything it wrote has been read
+                break
+            if time.monotonic() - last > backstop:
+                if kernel_pid:
+                    _kill(kernel_pid)
+                proc.kill()
+                break
+            continue
         if line is None:
             break
+        last = time.monotonic()
         if not line.startswith(EVENT_MARK):
             continue
         ev = json.loads(line[len(EVENT_MARK) :])
@@ -353,7 +358,9 @@ async def _child_run(job: dict) -> int:
         raise_on_iopub_timeout=True,
         force_raise_errors=not job["allow_tagged_errors"],
     )
-    kw = {"env": job["kernel_env"]} if job["kernel_env"] is not None else {}
+    kw = {"stdout": subprocess.DEVNULL}  # our stdout carries the events; the kernel's stderr stays ours
+    if job["kernel_env"] is not None:
+        kw["env"] = job["kernel_env"]
     index, code = None, 0
     try:
         async with client.async_setup_kernel(**kw):

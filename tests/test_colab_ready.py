@@ -14,6 +14,10 @@
   style key and attribute assignment in helpers/widgets/*.py and in the notebooks against the classes
   of 7.7.1. Skips with a message if the install is impossible (offline); ``PE_REQUIRE_IPYWIDGETS7=1``
   makes that a failure (set in CI).
+* Every notebook runs there top to bottom (two at a time), each in its own child process
+  (``scripts/nbexec.py``), and every control a panel listens to is moved in that kernel. A stalled cell
+  fails within about a minute with the notebook and the cell named (tests/test_nbexec.py), never a silent
+  300 s wait.
 """
 
 from __future__ import annotations
