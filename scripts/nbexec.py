@@ -127,7 +127,8 @@ def run_notebook(
                 [sys.executable, str(Path(__file__).resolve()), "--child", str(tmp / "job.json")],
                 stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True, cwd=job["cwd"],
             )  # fmt: skip
-            events, fail, kernel_pid = _watch(proc, backstop=cell_timeout + 3 * stall_timeout + 60)
+            backstop = cell_timeout + 3 * stall_timeout + 60  # longer than any cell may take before the child says so
+            events, fail, kernel_pid = _watch(proc, backstop)
         out = nbformat.read(tmp / "out.ipynb", as_version=4) if (tmp / "out.ipynb").exists() else None
         _log_run(name, events, fail, proc.returncode, time.monotonic() - t0)
         if fail is None and proc.returncode == 0 and out is not None:
@@ -137,7 +138,7 @@ def run_notebook(
     if fail is None:  # the child died or hung without saying why
         if kernel_pid:
             _kill(kernel_pid)
-        how = "reported nothing for too long and was killed" if proc.returncode == -9 else "crashed"
+        how = f"reported nothing for {backstop:.0f} s and was killed" if proc.returncode == -9 else "crashed"
         fail = {"kind": "crash", "msg": f"the notebook runner {how} (exit {proc.returncode})"}
     msg = f"{name}, {cell_label(nb, cell)}: {fail['msg']}"
     if fail["kind"] == "crash" and stderr:
@@ -192,8 +193,10 @@ def _watch(proc: subprocess.Popen, backstop: float) -> tuple[list[dict], dict | 
 
 
 def _kill(pid: int) -> None:
+    """SIGKILL our kernel, if that pid is still a kernel (not a pid since reused by something else)."""
     try:
-        os.kill(pid, signal.SIGKILL)
+        if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGKILL)
     except OSError:
         pass
 
@@ -363,10 +366,11 @@ async def _child_run(job: dict) -> int:
         kw["env"] = job["kernel_env"]
     index, code = None, 0
     try:
-        async with client.async_setup_kernel(**kw):
-            prov = getattr(client.km, "provisioner", None)
-            pid = getattr(getattr(prov, "process", None), "pid", None)
-            _emit("kernel", pid=pid)
+        client.km = client.create_kernel_manager()
+        await client.async_start_new_kernel(**kw)  # first, so that the parent knows the pid during start-up
+        pid = getattr(getattr(getattr(client.km, "provisioner", None), "process", None), "pid", None)
+        _emit("kernel", pid=pid)
+        async with client.async_setup_kernel():  # connects the client; shuts the kernel down at the end
             guard = _Guard(client.kc, job["stall_timeout"], pid)
             guard._inject(job["faults"])
             nb.metadata["language_info"] = (await _kernel_info(client, guard))["content"]["language_info"]
@@ -389,6 +393,9 @@ async def _child_run(job: dict) -> int:
         code = _fail("dead", index, f"the kernel died ({e})")
     except Exception:  # noqa: BLE001 - reported with its traceback, then the notebook as far as it got is written
         code = _fail("crash", index, "the notebook runner failed:\n" + traceback.format_exc()[-2500:])
+    finally:
+        if client.km is not None and client.km.has_kernel:  # failed before the client connected
+            await client.km.shutdown_kernel(now=True)
     nbformat.write(nb, job["out"])
     return code
 
