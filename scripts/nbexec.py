@@ -3,7 +3,7 @@
     from nbexec import run_notebook, NotebookRunError
     executed = run_notebook(nb, name="02_sinusoidal.ipynb", cwd=Path("notebooks"))
 
-Each call starts one child process (``python scripts/nbexec.py --child JOB``) with its own event loop, kernel
+Each call starts one child process (``_CHILD``, which calls ``_child_main``) with its own event loop, kernel
 manager and ZMQ context; the child runs the notebook cell by cell with nbclient and reports every cell it starts
 and ends on its stdout. Nothing is shared between notebooks, so callers may run several in threads.
 
@@ -124,7 +124,7 @@ def run_notebook(
         t0 = time.monotonic()
         with open(tmp / "stderr.txt", "w") as err:
             proc = subprocess.Popen(
-                [sys.executable, str(Path(__file__).resolve()), "--child", str(tmp / "job.json")],
+                [sys.executable, "-c", _CHILD, str(Path(__file__).resolve().parent), str(tmp / "job.json")],
                 stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True, cwd=job["cwd"],
             )  # fmt: skip
             backstop = cell_timeout + 3 * stall_timeout + 60  # longer than any cell may take before the child says so
@@ -420,7 +420,14 @@ def _fail(kind: str, index: int | None, msg: str) -> int:
     return 1
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] != ["--child"] or len(sys.argv) != 3:
-        sys.exit("usage: nbexec.py --child JOB.json   (internal; use run_notebook() or scripts/run_notebooks.py)")
-    sys.exit(asyncio.run(_child_run(json.loads(Path(sys.argv[2]).read_text()))))
+def _child_main(job_path: str) -> int:
+    return asyncio.run(_child_run(json.loads(Path(job_path).read_text())))
+
+
+# The child's command line. nbclient imports nbformat, which imports jsonschema, which imports rfc3987_syntax when
+# it is installed (a Jupyter server dependency) only to check the "iri" string format; that import builds a
+# grammar: 1.5 s of CPU, 5-8 s on a loaded machine, in every child. Notebook schemas use no such format: skip it.
+_CHILD = (
+    "import sys; sys.modules.setdefault('rfc3987_syntax', None); sys.path.insert(0, sys.argv[1]); "
+    "import nbexec; sys.exit(nbexec._child_main(sys.argv[2]))"
+)
