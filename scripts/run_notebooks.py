@@ -9,9 +9,10 @@ and prints each notebook's run time.
 
 No notebook cell may raise: any error output fails the run (a cell that raises, whatever its tags, and an
 error a widget callback printed), naming the notebook and the cell, and that notebook is left unchanged.
-Each notebook runs in its own child process (``scripts/nbexec.py``) with a watchdog: a cell that stalls
-(the kernel idle, its reply lost) fails within about a minute, naming the cell, instead of hanging; a cell
-still busy after ``--timeout`` seconds fails too. Exit status: 0 if every notebook ran, 1 otherwise.
+Each notebook runs in its own child process (``scripts/nbexec.py``, which also removes the cause of the
+stalls seen with nbclient and ipywidgets) with a watchdog: a cell that still stalls (its request or its reply
+lost, or the kernel blocked) fails within 30-90 s, naming the cell, instead of hanging; a cell still busy after
+``--timeout`` seconds fails too. Exit status: 0 if every notebook ran, 1 otherwise.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@
   of 7.7.1. Skips with a message if the install is impossible (offline); ``PE_REQUIRE_IPYWIDGETS7=1``
   makes that a failure (set in CI).
 * Every notebook runs there top to bottom (two at a time), each in its own child process
-  (``scripts/nbexec.py``), and every control a panel listens to is moved in that kernel. A stalled cell
-  fails within about a minute with the notebook and the cell named (tests/test_nbexec.py), never a silent
-  300 s wait.
+  (``scripts/nbexec.py``), and every control a panel listens to is moved in that kernel. The runner removes
+  the cause of the stalls these runs used to have (a reply's ZeroMQ wake-up lost while nbclient's
+  Output-widget mimic sent on the same socket); a cell that still stalls fails within 30-90 s with the
+  notebook and the cell named (tests/test_nbexec.py), never a silent 300 s wait.
 """
 
 from __future__ import annotations
@@ -276,9 +277,9 @@ print("{mark}" + _json.dumps(_report))
 def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
     """Run a notebook top to bottom in a kernel whose ipywidgets is 7.7.1, then move every control there.
 
-    The notebook runs in its own child process (scripts/nbexec.py: its own event loop and ZMQ context, sliced
-    socket polls, a watchdog), so a lost ZMQ wake-up cannot stall it; a stall fails within about a minute,
-    naming the notebook and the cell, instead of waiting for the 300 s cell timeout.
+    The notebook runs in its own child process (scripts/nbexec.py: its own event loop and ZMQ context, shell
+    sends that keep the reply's wake-up, sliced socket polls, a watchdog); a stall fails within 30-90 s, naming
+    the notebook and the cell, instead of waiting for the 300 s cell timeout.
     """
     import inspect
 
