@@ -179,14 +179,15 @@ class RealLlama:
                 capture[i] = {"q": q.clone(), "k": k.clone(), "q_rot": qr.clone(), "k_rot": kr.clone()}
             if cache is not None:
                 kr, v = cache.append(i, kr, v)  # (Hkv, T_all, D) each
-            group = H // Hkv
-            kx = kr.repeat_interleave(group, dim=0)  # (H, T_all, D)
-            vx = v.repeat_interleave(group, dim=0)  # (H, T_all, D)
+            group = H // Hkv  # each K/V head serves `group` query heads
+            kx = kr.repeat_interleave(group, dim=0)[None]  # (1, H, T_all, D)
+            vx = v.repeat_interleave(group, dim=0)[None]  # (1, H, T_all, D)
+            # 4-D inputs: PyTorch's CPU flash kernel (memory O(T)); 3-D ones fall back to the O(T²) math path
             if start == 0:
-                att = F.scaled_dot_product_attention(qr, kx, vx, is_causal=True)  # (H, T, D)
+                att = F.scaled_dot_product_attention(qr[None], kx, vx, is_causal=True)[0]  # (H, T, D)
             else:  # query t (absolute start + t) sees keys 0 .. start + t
                 mask = torch.ones(T, start + T, dtype=torch.bool).tril(diagonal=start)  # (T, T_all)
-                att = F.scaled_dot_product_attention(qr, kx, vx, attn_mask=mask)  # (H, T, D)
+                att = F.scaled_dot_product_attention(qr[None], kx, vx, attn_mask=mask)[0]  # (H, T, D)
             x = x + att.transpose(0, 1).reshape(T, H * D) @ L["o"].T  # (T, d_model)
             h = self.rms_norm(x, L["n2"])  # (T, d_model)
             gate, up = (h @ L["gate_up"].T).chunk(2, dim=-1)  # (T, F) each
