@@ -132,10 +132,10 @@ def default_plan(
 
     1. loss by position on ``n_tokens`` tokens of ``text`` at scale ``factor`` for the methods in ``first``;
     2. plain RoPE with a sliding window of L = 8192 tokens (stride L/2) for the queries past L;
-    3. passkey at the longest length, first trial, for ``first``; 4. loss by position for the other methods;
-    5. passkey: the first trial at the longest length for the other methods, then every trial (key, depth) at
+    3. loss by position for the other methods;
+    4. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
        every other length from long to short for every method, then the remaining trials at the longest length;
-    6. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
+    5. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
     """
     methods = tuple(methods)
     first = tuple(m for m in first if m in methods)
@@ -155,12 +155,10 @@ def default_plan(
         plan += [loss(m) for m in first]
     if "sliding" in parts:
         plan.append({"kind": "sliding", "text": text, "n_tokens": n_tokens, "method": "default", "window": window})
-    if "passkey" in parts and lengths and trials:
-        plan += [passkey(lengths[0], m, 0) for m in first]
     if "loss" in parts:
         plan += [loss(m) for m in rest]
     if "passkey" in parts and lengths and trials:
-        plan += [passkey(lengths[0], m, 0) for m in rest]
+        plan += [passkey(lengths[0], m, 0) for m in first + rest]
         plan += [passkey(n, m, t) for n in lengths[1:] for t in range(trials) for m in methods]
         plan += [passkey(lengths[0], m, t) for t in range(1, trials) for m in methods]
     if "cached" in parts and "dynamic" in methods:
