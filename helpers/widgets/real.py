@@ -1,4 +1,4 @@
-"""Chapter 07's "try it" panel: pick a scaling method, a scale s and a length you can afford on a CPU (<= 1k
+"""Chapter 07's "try it" panel: pick a scaling method, a scale s and a length you can afford on a CPU (<= 512
 tokens live), see the loss by position against plain RoPE and one passkey trial.
 
 The drawing function :func:`draw_try_it` is plain (tests and the notebook's static figure call it directly); the
@@ -19,7 +19,7 @@ from helpers.widgets._common import LAYOUT, STYLE, figure_panel, float_slider
 __all__ = ["LENGTHS", "draw_try_it", "try_it_data", "try_it_panel"]
 
 #: Live lengths (tokens): short enough for a few seconds per setting on 2 CPU cores.
-LENGTHS = (256, 512, 1024)
+LENGTHS = (128, 256, 512)
 BLOCK = 32  # tokens per plotted point
 
 
@@ -71,7 +71,7 @@ def draw_try_it(fig, data: dict, method: str, factor: float, n_tokens: int, cont
     return ax
 
 
-def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 512):
+def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 256):
     """Dropdowns for method and length, a slider for s; redraws one figure (continuous_update off)."""
     controls = {
         "method": W.Dropdown(
