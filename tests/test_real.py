@@ -308,8 +308,8 @@ def test_passkey_prompt(tok):
 
 
 def test_passkey_trial_agrees_with_greedy_generation(model, tok):
-    prompt, answer = evaluate.passkey_prompt(tok, 300, 0.3, 40213)
-    trial = evaluate.passkey_trial(model, tok, 300, 0.3, 40213)
+    prompt, answer = evaluate.passkey_prompt(tok, 200, 0.3, 40213)
+    trial = evaluate.passkey_trial(model, tok, 200, 0.3, 40213)
     generated = model.generate(prompt, len(answer))
     assert trial["correct"] == (generated == answer)
     assert trial["predicted"] == tok.decode(generated)
@@ -419,5 +419,5 @@ def test_try_it_panel_draws_and_memoises(model, tok):
     fig = Figure(figsize=(6.4, 3.4))
     ax = wr.draw_try_it(fig, data, "linear", 4.0, 256)
     assert "s = 4" in ax.get_title() and "passkey" in ax.get_title()
-    panel = wr.try_it_panel(model, tok, ids, EVAL_METHODS, n_tokens=256)
+    panel = wr.try_it_panel(model, tok, ids, EVAL_METHODS, method="linear", factor=4.0, n_tokens=256)  # cached
     assert len(panel.children) == 4
