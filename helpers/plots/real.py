@@ -94,8 +94,10 @@ def plot_loss_by_position(
     for name, (x, y) in curves.items():
         y = np.array([np.nan if v is None else v for v in y], dtype=np.float64)  # (K,)
         ax.plot(np.asarray(x, dtype=np.float64), y, lw=1.2, **_style(name))
-    ax.axvline(context_length, color="grey", ls="--", lw=1)
-    ax.text(context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top")
+    x_max = max((float(np.nanmax(np.asarray(x, dtype=np.float64))) for x, _ in curves.values() if len(x)), default=0.0)
+    if context_length <= x_max:  # mark L only where the curves reach it (a text outside the axes grows the figure)
+        ax.axvline(context_length, color="grey", ls="--", lw=1)
+        ax.text(context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top")
     if ylim is not None:
         ax.set_ylim(*ylim)
     if curves:
