@@ -6,6 +6,7 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.learned`     trainable position table (notebook 03)
 * :mod:`helpers.rope`        RoPE frequencies, angles, rotation in both layouts, R_Θ, layout permutation (04)
 * :mod:`helpers.scaling`     RoPE length extension: PI, NTK-aware, dynamic NTK, YaRN, Llama 3, LongRoPE (05)
+* :mod:`helpers.score_biases` biases on the scores: ALiBi slopes and bias, T5 relative buckets and bias (06)
 * :mod:`helpers.attention`   scaled dot-product attention returning weights (01, 04)
 * :mod:`helpers.plots`       pure matplotlib figures, one module per chapter
 * :mod:`helpers.widgets`     slider panels wiring ipywidgets to the plots

@@ -1,0 +1,160 @@
+"""Slider panels for notebook 06 (position in the scores).
+
+* :func:`bucket_panel`: T5's bucket index against distance (number of buckets, max_distance, causal or
+  bidirectional).
+* :func:`alibi_panel`: each ALiBi head's penalty against distance and its "effective window" (number of heads,
+  distance shown, threshold).
+
+The redraw functions :func:`draw_buckets` and :func:`draw_alibi` are plain functions (tests call them with Agg).
+Called without ``fig`` they draw on a new pyplot figure (the notebook's static cells); a panel passes its own
+figure on every redraw.
+
+Speed: each panel keeps one :class:`~matplotlib.figure.Figure` at fixed margins; its axes, labels and artists are
+created on the first redraw (:func:`helpers.plots.score_biases.frame_buckets` / ``frame_alibi``) and later redraws
+only set their data and texts (``update_buckets`` / ``update_alibi``). The figure is rendered once per redraw to a
+PNG at its own size (:func:`helpers.widgets._common.png_bytes`). Only ipywidgets APIs present in both 7.7 (Colab)
+and 8 are used (IntSlider, FloatSlider, Checkbox, interactive_output, HBox/VBox, Output).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import torch
+from IPython.display import Image, display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from helpers.plots import score_biases as P
+from helpers.score_biases import alibi_slopes, t5_relative_bucket
+from helpers.widgets._common import LAYOUT, STYLE, float_slider, int_slider, panel, png_bytes
+
+BUCKET_DEFAULTS = {"num_buckets": 32, "max_distance": 128, "bidirectional": False}
+ALIBI_DEFAULTS = {"num_heads": 8, "distance": 256, "threshold": 4.6}  # 4.6 ≈ ln 100: weight × 1/100
+
+DPI = 100  # the inline backend's resolution, so a panel looks like the static figure above it
+
+#: Figure size (inches) and fixed margins (left, bottom, right, top, wspace) of each figure.
+BUCKET_LAYOUT = ((6.4, 3.3), (0.09, 0.15, 0.98, 0.9, 0.0))
+ALIBI_LAYOUT = ((9.6, 3.3), (0.085, 0.15, 0.985, 0.9, 0.28))
+
+_DISTANCE = torch.arange(P.BUCKET_SPAN)  # (R,) distances 0..R−1
+
+
+def bucket_curves(num_buckets: int, max_distance: int, bidirectional: bool) -> dict:
+    """The bucket figure's data for one setting, from :func:`helpers.score_biases.t5_relative_bucket`.
+
+    Raises ValueError (from the bucket function) for a setting T5's bucketing does not allow.
+    """
+    kw = {"bidirectional": bidirectional, "num_buckets": num_buckets, "max_distance": max_distance}
+    past = t5_relative_bucket(-_DISTANCE, **kw).numpy()  # (R,) key before the query
+    future = t5_relative_bucket(_DISTANCE, **kw).numpy() if bidirectional else None  # (R,) key after it
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    return P.bucket_parts(
+        _DISTANCE.numpy(), past, future, num_buckets=num_buckets, exact=per_direction // 2, max_distance=max_distance
+    )
+
+
+def _fixed_axes(fig, layout, ncols=1):
+    _, (left, bottom, right, top, wspace) = layout
+    axes = fig.subplots(1, ncols)
+    fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top, wspace=wspace)
+    return axes
+
+
+class _BucketView:
+    def __init__(self, fig):
+        self.ax = _fixed_axes(fig, BUCKET_LAYOUT)
+        self.artists = P.frame_buckets(self.ax)
+
+    def update(self, num_buckets, max_distance, bidirectional):
+        try:
+            parts = bucket_curves(num_buckets, max_distance, bidirectional)
+        except ValueError as err:  # e.g. max_distance inside the exact range: say so in the figure
+            return P.update_buckets(self.ax, self.artists, None, message=_wrap(str(err)))
+        return P.update_buckets(self.ax, self.artists, parts)
+
+
+class _AlibiView:
+    def __init__(self, fig):
+        self.axes = _fixed_axes(fig, ALIBI_LAYOUT, ncols=2)
+        self.artists = P.frame_alibi(self.axes)
+
+    def update(self, num_heads, distance, threshold):
+        parts = P.alibi_parts(alibi_slopes(num_heads).numpy(), distance, threshold)
+        return P.update_alibi(self.axes, self.artists, parts)
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if len(line) + len(w) + 1 > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return "\n".join([*lines, line])
+
+
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its view
+
+
+def _view(fig, kind, layout):
+    if fig is None:
+        fig = plt.figure(figsize=layout[0])
+    view = _VIEWS.get(fig)
+    if view is None:
+        view = _VIEWS[fig] = kind(fig)
+    elif not isinstance(view, kind):
+        raise ValueError(f"this figure shows a {type(view).__name__}, not a {kind.__name__}")
+    return view
+
+
+def draw_buckets(num_buckets: int, max_distance: int, bidirectional: bool, *, fig=None):
+    """Redraw of :func:`bucket_panel`. ``fig``: a figure from an earlier call (updated in place) or None (a new
+    pyplot figure). A setting T5's bucketing refuses is shown as its error message. Returns the axes."""
+    return _view(fig, _BucketView, BUCKET_LAYOUT).update(num_buckets, max_distance, bidirectional)
+
+
+def draw_alibi(num_heads: int, distance: int, threshold: float, *, fig=None):
+    """Redraw of :func:`alibi_panel`: penalties of ``num_heads`` heads up to ``distance`` tokens, and each head's
+    window threshold/slope. ``fig`` as in :func:`draw_buckets`. Returns the two axes."""
+    return _view(fig, _AlibiView, ALIBI_LAYOUT).update(num_heads, distance, threshold)
+
+
+def _live_panel(draw, layout, controls: dict[str, W.Widget], *, columns: int = 1) -> W.VBox:
+    """Controls above the PNG of ``draw(**values, fig=fig)`` on one kept figure, redrawn in place."""
+    fig = Figure(figsize=layout[0], dpi=DPI)  # not registered with pyplot: only this panel shows it
+    FigureCanvasAgg(fig)
+
+    def render(**values):
+        draw(**values, fig=fig)
+        display(Image(data=png_bytes(fig, dpi=DPI), format="png"))
+
+    return panel(render, controls, columns=columns)
+
+
+def bucket_panel() -> W.VBox:
+    """num_buckets (4..64, even), max_distance (4..1024 tokens) and a "bidirectional" checkbox."""
+    d = BUCKET_DEFAULTS
+    controls = {
+        "num_buckets": int_slider("number of buckets", d["num_buckets"], 4, 64, 2),
+        "max_distance": int_slider("max_distance (tokens)", d["max_distance"], 4, 1024, 4),
+        "bidirectional": W.Checkbox(
+            value=d["bidirectional"], description="bidirectional (encoder)", style=STYLE, layout=LAYOUT
+        ),
+    }
+    return _live_panel(draw_buckets, BUCKET_LAYOUT, controls, columns=2)
+
+
+def alibi_panel() -> W.VBox:
+    """number of heads H (1..64), distance shown (16..4096 tokens) and the threshold (0.5..10 nats)."""
+    d = ALIBI_DEFAULTS
+    controls = {
+        "num_heads": int_slider("heads H", d["num_heads"], 1, P.MAX_HEADS),
+        "distance": int_slider("distance shown (tokens)", d["distance"], 16, 4096, 16),
+        "threshold": float_slider("threshold (nats)", d["threshold"], 0.5, 10.0, 0.1, fmt=".1f"),
+    }
+    return _live_panel(draw_alibi, ALIBI_LAYOUT, controls, columns=2)
