@@ -170,36 +170,30 @@ def test_rope_hook_is_helpers_rope_with_the_scaling_methods_frequencies():
 
 
 def test_alibi_hook_is_the_papers_linear_penalty():
-    from helpers.score_biases import alibi_slopes
-
     pos = _model("alibi").positional
     bias = pos.score_bias(6)  # (H, T, T)
-    slopes = np.asarray(alibi_slopes(2), dtype=np.float64)
-    np.testing.assert_allclose(slopes, [2.0**-4, 2.0**-8])  # 2^(-8h/H), h = 1..H (Press et al. §3)
+    slopes = np.array([2.0**-4, 2.0**-8])  # 2^(-8h/H), h = 1..H = 2 (Press et al. §3)
     m, n = np.meshgrid(np.arange(6), np.arange(6), indexing="ij")
-    expected = -slopes[:, None, None] * np.maximum(m - n, 0)  # (H, T, T); above the diagonal masked anyway
-    np.testing.assert_allclose(bias.numpy(), expected, rtol=1e-6)
+    below = m >= n  # the causal mask removes the rest
+    expected = -slopes[:, None, None] * (m - n)  # (H, T, T)
+    np.testing.assert_allclose(bias.numpy()[:, below], expected[:, below], rtol=1e-6)
     assert len(list(pos.parameters())) == 0  # nothing learned, nothing to change past L
     torch.testing.assert_close(pos.score_bias(12)[:, :6, :6], bias)
 
 
 def test_t5_hook_looks_up_a_learned_scalar_per_head_and_causal_bucket():
-    from helpers.score_biases import relative_position_bucket
+    from helpers.score_biases import t5_relative_bucket
 
-    model = _model("t5_bias")
-    pos = model.positional
-    with torch.no_grad():
-        pos.bias.copy_(torch.arange(pos.bias.numel(), dtype=torch.float32).view_as(pos.bias))  # (buckets, H)
-    t = 40
+    pos = _model("t5_bias").positional
+    table = pos.relative.table  # (buckets, H)
+    assert table.requires_grad and table.shape == (32, 2)
+    t = 80
     bias = pos.score_bias(t)  # (H, T, T)
     m, n = np.meshgrid(np.arange(t), np.arange(t), indexing="ij")
-    buckets = np.asarray(
-        relative_position_bucket(torch.as_tensor(n - m), bidirectional=False, num_buckets=32, max_distance=64)
-    )  # (T, T)
-    assert buckets[5, 5] == 0 and buckets[39, 0] == buckets[39, 0]  # distance 0 is bucket 0
+    buckets = t5_relative_bucket(torch.as_tensor(n - m), bidirectional=False, num_buckets=32, max_distance=64)
+    assert buckets[5, 5] == 0 and buckets[10, 2] == 8 and buckets[79, 0] == buckets[70, 0] == 31  # >= 64: one bucket
     for h in range(2):
-        np.testing.assert_array_equal(bias[h].numpy(), pos.bias.detach().numpy()[buckets, h])
-    assert pos.bias.requires_grad and pos.bias.shape == (32, 2)
+        np.testing.assert_array_equal(bias[h].detach().numpy(), table.detach().numpy()[buckets.numpy(), h])
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -325,7 +319,8 @@ def test_training_is_reproducible_from_the_seed(family):
 
 def test_t5_bias_table_is_trained():
     model, _ = train_model(LabConfig(family="t5_bias", **TINY), progress=False, **QUICK)
-    assert model.positional.bias.detach().abs().max() > 0  # started at 0
+    initial = TinyTransformer(LabConfig(family="t5_bias", **TINY)).positional.relative.table
+    assert not torch.equal(model.positional.relative.table, initial)
 
 
 def test_untrained_rows_of_learned_table_keep_their_initial_values():

@@ -28,6 +28,7 @@ from helpers._checks import check_choice, check_dim, check_int, check_positive
 from helpers.lab.positional import FAMILIES, LearnedTable, Positional, make_positional
 from helpers.rope import LAYOUTS
 from helpers.scaling import ROPE_SCALING
+from helpers.score_biases import causal_additive_mask
 
 _UNSET: Any = object()
 
@@ -133,17 +134,14 @@ class CausalSelfAttention(nn.Module):
         q, k = positional.rotate(q, k, rope_scaling)  # (B, H, T, d_h) each
         weights = None
         if return_attention:
-            scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # (B, H, T, T)
-            if bias is not None:
-                scores = scores + bias  # (B, H, T, T)
-            future = torch.ones(t, t, dtype=torch.bool).triu(1)  # (T, T): key n > query m
-            weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (B, H, T, T)
+            mask = causal_additive_mask(t) if bias is None else bias + causal_additive_mask(t)  # (T, T) or (H, T, T)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim) + mask  # (B, H, T, T)
+            weights = torch.softmax(scores, dim=-1)  # (B, H, T, T)
             y = weights @ v  # (B, H, T, d_h)
         elif bias is None:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, d_h)
         else:
-            future = torch.ones(t, t, dtype=torch.bool).triu(1)  # (T, T)
-            mask = bias.masked_fill(future, float("-inf"))  # (H, T, T)
+            mask = bias + causal_additive_mask(t)  # (H, T, T): −inf above the diagonal
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, T, d_h)
         return self.out(y.transpose(1, 2).reshape(b, t, d)), weights  # (B, T, D)
 
@@ -204,8 +202,8 @@ class TinyTransformer(nn.Module):
         output projections additionally divided by √(2·n_layers) (GPT-2). With GPT-2's N(0, 0.02²) weights on these
         unit-scale embeddings the attention outputs start at about 1 % of the residual stream, and in our trials (with
         P_COPY = 0.5) no induction head had formed after 3000 steps; with this init and P_COPY = 0.8 it forms after
-        about 700 steps. The positional object initialises its own parameters (learned table from its own seed;
-        T5 bias table at 0, i.e. the model starts as ``nope``)."""
+        about 700 steps. The positional object initialises its own parameters (learned table and T5 bias table from
+        their own generators seeded with ``config.seed``, so the other weights are the same for every family)."""
         for name, p in self.named_parameters():
             if name.startswith("positional."):
                 continue

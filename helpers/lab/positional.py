@@ -18,11 +18,13 @@ Families (identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`):
   :data:`helpers.scaling.ROPE_SCALING` (Su et al., arXiv 2104.09864 §3.2). cos/sin come from
   :class:`helpers.rope.RopeCache`, one cache per scaling dict (per length T for ``dynamic``, whose frequencies
   depend on T).
-* ``alibi``: bias −slope_h·(m − n) for key n ≤ query m, slopes from :func:`helpers.score_biases.alibi_slopes`
-  (Press et al. 2022, arXiv 2108.12409 §3). Nothing learned, nothing to change past L.
-* ``t5_bias``: bias b[h, bucket(m − n)], a learned scalar per head and causal relative-position bucket
-  (:func:`helpers.score_biases.relative_position_bucket`: exact up to num_buckets/2, log-spaced up to
-  ``max_distance``, one shared bucket beyond; Raffel et al. 2020, arXiv 1910.10683 §2.1).
+* ``alibi``: bias −slope_h·(m − n) for key n ≤ query m, :func:`helpers.score_biases.alibi_bias` (slopes 2^(−8h/H);
+  Press et al. 2022, arXiv 2108.12409 §3). Nothing learned, nothing to change past L.
+* ``t5_bias``: bias table[bucket(n − m), h], a learned scalar per head and causal relative-position bucket
+  (:class:`helpers.score_biases.T5RelativeBias`: exact up to num_buckets/2, log-spaced up to ``max_distance``, one
+  shared bucket beyond; Raffel et al. 2020, arXiv 1910.10683 §2.1). The lab uses 32 buckets (T5's) and
+  ``max_distance`` = L = 64 (T5 uses 128 at 512 training tokens): every bucket is reached in training, and every
+  distance >= L shares the last one, so the model runs at any T on trained parameters.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ import json
 import torch
 from torch import nn
 
+from helpers import score_biases
 from helpers.learned import LearnedPositionalEmbedding
 from helpers.rope import RopeCache, apply_rope
 from helpers.scaling import rope_parameters_from_config
+from helpers.score_biases import alibi_bias
 from helpers.sinusoidal import sinusoidal_table
 
 __all__ = [
@@ -157,54 +161,38 @@ class RopeRotation(Positional):
 
 
 class AlibiBias(Positional):
-    """``alibi``: score bias −slope_h·(m − n) (H, T, T); slopes 2^(−8h/H) (paper's rule for other H)."""
+    """``alibi``: score bias −slope_h·(m − n) (H, T, T) from :func:`helpers.score_biases.alibi_bias` (cached per T).
+
+    Slopes 2^(−8h/H) (the paper's rule for other H). Entries above the diagonal are removed by the causal mask.
+    """
 
     family = "alibi"
 
     def __init__(self, n_heads: int):
         super().__init__()
-        from helpers.score_biases import alibi_slopes
-
-        slopes = torch.as_tensor(alibi_slopes(n_heads), dtype=torch.float32)  # (H,)
-        self.register_buffer("slopes", slopes, persistent=False)
+        self.n_heads = n_heads
         self._biases: dict[int, torch.Tensor] = {}
 
     def score_bias(self, length: int) -> torch.Tensor:
         if length not in self._biases:
-            pos = torch.arange(length)  # (T,)
-            distance = (pos[:, None] - pos[None, :]).clamp(min=0).float()  # (T, T): m − n, 0 above the diagonal
-            self._biases[length] = -self.slopes[:, None, None] * distance  # (H, T, T)
+            self._biases[length] = alibi_bias(self.n_heads, length)  # (H, T, T)
         return self._biases[length]
 
 
 class T5RelativeBias(Positional):
-    """``t5_bias``: score bias b[h, bucket(m − n)] (H, T, T), b a learned (num_buckets, H) table (init 0)."""
+    """``t5_bias``: score bias table[bucket(n − m), h] (H, T, T) from a :class:`helpers.score_biases.T5RelativeBias`
+    (causal buckets; table (num_buckets, H) initialised N(0, 0.02²) from the config's seed)."""
 
     family = "t5_bias"
 
-    def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int):
+    def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int, seed: int):
         super().__init__()
-        self.n_heads, self.num_buckets, self.max_distance = n_heads, num_buckets, max_distance
-        self.bias = nn.Parameter(torch.zeros(num_buckets, n_heads))  # (buckets, H)
-        self._buckets: dict[int, torch.Tensor] = {}
-
-    def buckets(self, length: int) -> torch.Tensor:
-        """Bucket of every (query m, key n) pair, (T, T) int64 (causal: distances m − n >= 0)."""
-        from helpers.score_biases import relative_position_bucket
-
-        if length not in self._buckets:
-            pos = torch.arange(length)  # (T,)
-            relative = pos[None, :] - pos[:, None]  # (T, T): n − m, <= 0 for the keys a query may see
-            self._buckets[length] = torch.as_tensor(
-                relative_position_bucket(
-                    relative, bidirectional=False, num_buckets=self.num_buckets, max_distance=self.max_distance
-                ),
-                dtype=torch.int64,
-            )  # (T, T)
-        return self._buckets[length]
+        self.relative = score_biases.T5RelativeBias(
+            n_heads, num_buckets=num_buckets, max_distance=max_distance, bidirectional=False, seed=seed
+        )
 
     def score_bias(self, length: int) -> torch.Tensor:
-        return self.bias[self.buckets(length)].permute(2, 0, 1)  # (H, T, T)
+        return self.relative(length)  # (H, T, T)
 
 
 def make_positional(config) -> Positional:
@@ -221,7 +209,9 @@ def make_positional(config) -> Positional:
     if family == "alibi":
         return AlibiBias(config.n_heads)
     if family == "t5_bias":
-        return T5RelativeBias(config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance)
+        return T5RelativeBias(
+            config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance, seed=config.seed
+        )
     raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
 
 
