@@ -294,6 +294,26 @@ def pending_runs(names, seeds, *, directory: Path = CHECKPOINT_DIR, force: bool 
     return [run for run in order if force or not is_trained(*run, directory)]
 
 
+def _claim(name: str, seed: int, directory: Path) -> Path | None:
+    """Create ``<id>.lock`` (holding this process id) unless another live process holds it; None if taken."""
+    lock = Path(directory) / f"{checkpoint_id(name, seed)}.lock"
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                os.kill(int(lock.read_text() or 0), 0)  # the holder is alive: leave the run to it
+                return None
+            except (ProcessLookupError, ValueError):
+                lock.unlink(missing_ok=True)  # a stale lock from a run that was cut off
+                continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return lock
+    return None
+
+
 def train_all(
     names=MODELS,
     seeds=SEEDS,
@@ -305,17 +325,30 @@ def train_all(
     log=print,
 ) -> list[dict]:
     """Train every missing (model, seed) of ``names`` × ``seeds``, saving each as soon as it finishes (a cut-off
-    session loses at most the run in progress). Returns one dict per run done: name, seed, seconds, final_loss."""
+    session loses at most the run in progress). Several processes may share the grid: each run is claimed with a
+    lock file and re-checked before it starts, so no run is trained twice. Returns one dict per run done here:
+    name, seed, seconds, final_loss."""
     runs = pending_runs(names, seeds, directory=directory, force=force)
     done = []
     start = time.perf_counter()
     for i, (name, seed) in enumerate(runs, 1):
-        prefix = f"run {i}/{len(runs)} {checkpoint_id(name, seed):<22s} "
-        model, train_log = train_recipe(name, seed, directory=directory, progress=progress, prefix=prefix, steps=steps)
-        command = recipe(name).command(seed) + (f" --steps {steps}" if steps is not None else "")
-        if Path(directory) != CHECKPOINT_DIR:
-            command += f" --out {directory}"
-        save_checkpoint(model, name, seed, train_log, directory=directory, command=command)
+        parent = recipe(name).init_from
+        if (not force and is_trained(name, seed, directory)) or (parent and not is_trained(parent, seed, directory)):
+            continue  # finished meanwhile by another process, or its parent is still being trained elsewhere
+        lock = _claim(name, seed, directory)
+        if lock is None:
+            continue
+        try:
+            prefix = f"run {i}/{len(runs)} {checkpoint_id(name, seed):<22s} "
+            model, train_log = train_recipe(
+                name, seed, directory=directory, progress=progress, prefix=prefix, steps=steps
+            )
+            command = recipe(name).command(seed) + (f" --steps {steps}" if steps is not None else "")
+            if Path(directory) != CHECKPOINT_DIR:
+                command += f" --out {directory}"
+            save_checkpoint(model, name, seed, train_log, directory=directory, command=command)
+        finally:
+            lock.unlink(missing_ok=True)
         _LOADED.pop((str(Path(directory)), name, seed), None)
         write_checkpoint_index(directory)
         done.append({"name": name, "seed": seed, "seconds": train_log.seconds, "final_loss": train_log.final_loss})

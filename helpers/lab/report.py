@@ -18,6 +18,8 @@ from helpers.lab.methods import METHODS, lab_method
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 RESULTS_JSON = RESULTS_DIR / "results.json"
 RESULTS_MD = RESULTS_DIR / "RESULTS.md"
+CHECKPOINT_SIZES_DIR = Path(__file__).resolve().parent / "checkpoints"
+README = Path(__file__).resolve().parents[2] / "README.md"
 PLOTS = {
     "loss_by_position": RESULTS_DIR / "loss_by_position.png",
     "passkey_by_length": RESULTS_DIR / "passkey_by_length.png",
@@ -195,8 +197,10 @@ def write_results(results: dict, directory: Path = RESULTS_DIR) -> list[Path]:
         written.append(path)
     md = directory / RESULTS_MD.name
     if not md.exists():
-        md.write_text(f"# Tiny-model lab: results\n\n{TABLE_BEGIN}\n{TABLE_END}\n")
-    written.append(update_block(md, TABLE_BEGIN, TABLE_END, results_tables(results)))
+        md.write_text(f"# Tiny-model lab: results\n\n{TABLE_BEGIN}\n{TABLE_END}\n\n{FINDINGS_BEGIN}\n{FINDINGS_END}\n")
+    written.append(update_results_md(results, md))
+    if directory == RESULTS_DIR:
+        written.append(update_readme(results))
     return written
 
 
@@ -213,3 +217,338 @@ __all__ = [
     "summary",
     "write_results",
 ]
+
+
+# --------------------------------------------------------------------------- findings: sentences generated from the records
+def _seed_phrase(flags) -> str:
+    """ "on all 3 seeds" / "on 2 of 3 seeds (not seed 1)" / "on none of the 3 seeds"."""
+    flags = [bool(f) for f in flags]
+    n, k = len(flags), sum(flags)
+    if k == n:
+        return f"on all {n} seeds"
+    if k == 0:
+        return f"on none of the {n} seeds"
+    missing = ", ".join(str(i) for i, f in enumerate(flags) if not f)
+    return f"on {k} of {n} seeds (not seed {missing})"
+
+
+def _per_seed(values, fmt: str = ".2f") -> str:
+    return " / ".join("n/a" if math.isnan(v) else format(v, fmt) for v in np.asarray(values, dtype=float))
+
+
+def _early_late(results: dict, method: str, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per seed: mean loss of the buckets before L and of the buckets at or past L, at length T. Shapes (n_seeds,)."""
+    train_len = results["meta"]["train_len"]
+    early, late = [], []
+    for seed in results["meta"]["seeds"]:
+        m = record(results, method, seed, "lm", length)["metrics"]
+        starts, losses = np.asarray(m["bucket_starts"]), np.asarray(m["loss_by_bucket"])
+        early.append(losses[starts < train_len].mean())
+        late.append(losses[starts >= train_len].mean())
+    return np.asarray(early), np.asarray(late)
+
+
+def findings(results: dict) -> list[dict]:
+    """The lab's claims, each computed on every seed: ``{"key", "text", "holds", "n"}`` (``holds`` = number of seeds
+    on which the claim is true; the text names the seeds where it is not and gives the per-seed values)."""
+    meta = results["meta"]
+    L_ = meta["train_len"]
+    n = len(meta["seeds"])
+    present = set(results["methods"])
+
+    def acc(m, t):
+        return seed_values(results, m, "accuracy", t)
+
+    def loss(m, t):
+        return seed_values(results, m, "loss", t)
+
+    def prev(m, t):
+        return seed_values(results, m, "previous_token_attention", t)
+
+    out = []
+
+    def add(key, flags, text):
+        flags = [bool(f) for f in flags]
+        out.append({"key": key, "holds": int(sum(flags)), "n": n, "text": text.replace("{seeds}", _seed_phrase(flags))})
+
+    lengths = (L_, 2 * L_, 4 * L_, 8 * L_)
+    if {"rope+default"} <= present:
+        a1, a4, a8 = acc("rope+default", L_), acc("rope+default", 4 * L_), acc("rope+default", 8 * L_)
+        early, late = _early_late(results, "rope+default", 8 * L_)
+        add(
+            "rope_breaks",
+            (a1 >= 0.9) & (a4 <= 0.1) & (a8 <= 0.1) & (late > early + 1.0),
+            f"Plain RoPE breaks past L {{seeds}}: passkey {_per_seed(a1)} at L, {_per_seed(a4)} at 4L and "
+            f"{_per_seed(a8)} at 8L (per seed); at 8L its loss on positions ≥ L is {_per_seed(late)} nats against "
+            f"{_per_seed(early)} before L.",
+        )
+    if {"learned"} <= present:
+        a2 = acc("learned", 2 * L_)
+        add(
+            "learned_table",
+            (a2 <= 0.1) & np.isnan(acc("learned", 4 * L_)),
+            f"The learned table cannot run past its {2 * L_} rows, and on its never-trained rows (2L) passkey falls "
+            f"from {_per_seed(acc('learned', L_))} to {_per_seed(a2)}: {{seeds}}.",
+        )
+    if {"rope+linear", "rope+default"} <= present:
+        l_pi, l_rope = loss("rope+linear", 2 * L_), loss("rope+default", 2 * L_)
+        p_pi, p_rope = prev("rope+linear", 2 * L_), prev("rope+default", 2 * L_)
+        add(
+            "pi_zero_shot",
+            (l_pi > l_rope) & (p_pi < 0.5 * p_rope),
+            f"Zero-shot PI is worse than doing nothing at 2L {{seeds}}: loss {_per_seed(l_pi, '.2f')} vs plain RoPE "
+            f"{_per_seed(l_rope, '.2f')} nats, and its previous-token head drops to {_per_seed(p_pi)} (plain RoPE "
+            f"{_per_seed(p_rope)}).",
+        )
+    if {"rope+yarn", "rope+ntk", "rope+default"} <= present:
+        ly, ln, lr = loss("rope+yarn", 8 * L_), loss("rope+ntk", 8 * L_), loss("rope+default", 8 * L_)
+        add(
+            "loss_ranking",
+            (ly < ln) & (ln < lr),
+            f"Zero-shot loss at 8L ranks YaRN < NTK-aware < plain RoPE {{seeds}}: {_per_seed(ly)} < {_per_seed(ln)} "
+            f"< {_per_seed(lr)} nats.",
+        )
+        others = [m for m in ("rope+default", "rope+linear", "rope+ntk", "rope+dynamic") if m in present]
+        best = [all(acc("rope+yarn", t)[i] >= acc(m, t)[i] for m in others for t in lengths[1:]) for i in range(n)]
+        add(
+            "yarn_passkey",
+            best,
+            "Zero-shot YaRN's passkey accuracy at 2L / 4L / 8L is "
+            + "; ".join(
+                f"{_per_seed([acc('rope+yarn', t)[i] for t in lengths[1:]])} on seed {s}"
+                for i, s in enumerate(meta["seeds"])
+            )
+            + "; it is at least as good as every other zero-shot RoPE method at every length > L {seeds}.",
+        )
+    if {"rope+linear_ft", "rope+yarn_ft"} <= present:
+        lf_y, lf_p = loss("rope+yarn_ft", 4 * L_), loss("rope+linear_ft", 4 * L_)
+        af_y, af_p = acc("rope+yarn_ft", 4 * L_), acc("rope+linear_ft", 4 * L_)
+        add(
+            "ft_yarn_beats_pi",
+            lf_y < lf_p,
+            f"After the same 400-step fine-tune at 4L, YaRN has a lower loss than PI at 4L {{seeds}} "
+            f"({_per_seed(lf_y)} vs {_per_seed(lf_p)} nats); passkey at 4L {_per_seed(af_y)} vs {_per_seed(af_p)}.",
+        )
+        add(
+            "ft_yarn_passkey_4L",
+            af_y >= af_p,
+            "Fine-tuned YaRN retrieves at least as many passkeys as fine-tuned PI at 4L {seeds}.",
+        )
+        if "rope+default" in present:
+            base = acc("rope+default", L_)
+            add(
+                "ft_costs_short",
+                (acc("rope+linear_ft", L_) < base) & (acc("rope+yarn_ft", L_) < base),
+                f"Both fine-tunes (which run with s = 4 at every length) lose passkeys at T = L {{seeds}}: PI "
+                f"{_per_seed(acc('rope+linear_ft', L_))}, YaRN {_per_seed(acc('rope+yarn_ft', L_))}, against "
+                f"{_per_seed(base)} before fine-tuning.",
+            )
+    if {"rope+linear_ft", "rope+linear"} <= present:
+        a_ft, a_zs = acc("rope+linear_ft", 4 * L_), acc("rope+linear", 4 * L_)
+        add(
+            "ft_pi_fixes",
+            a_ft > a_zs + 0.5,
+            f"A 400-step PI fine-tune at 4L lifts passkey at 4L from {_per_seed(a_zs)} (zero-shot PI) to "
+            f"{_per_seed(a_ft)} {{seeds}}.",
+        )
+    for fam in ("alibi", "nope", "t5_bias"):
+        if fam in present:
+            l1, l8 = loss(fam, L_), loss(fam, 8 * L_)
+            add(
+                f"{fam}_flat",
+                l8 <= l1 + 0.05,
+                f"{lab_method(fam).label}'s mean loss at 8L is no more than 0.05 nats above its loss at L {{seeds}} "
+                f"({_per_seed(l8)} vs {_per_seed(l1)} nats).",
+            )
+    for fam in ("alibi", "t5_bias", "nope", "sinusoidal"):
+        if fam not in present:
+            continue
+        label = lab_method(fam).label
+        a = [acc(fam, t) for t in lengths]
+        lo = [loss(fam, t) for t in lengths]
+        text = (
+            f"{label}: passkey {' → '.join(_per_seed(x) for x in a)} and loss "
+            f"{' → '.join(_per_seed(x) for x in lo)} nats at L → 2L → 4L → 8L (per seed)"
+        )
+        if "rope+default" in present:
+            better = lo[3] < loss("rope+default", 8 * L_)
+            text += "; its 8L loss is below plain RoPE's {seeds}"
+            add(f"{fam}_family", better, text + ".")
+        else:
+            add(f"{fam}_family", [True] * n, text + ".")
+    for m in ("rope+yarn", "rope+ntk"):
+        if m in present:
+            add(
+                f"{m}_long_context",
+                loss(m, 2 * L_) < loss(m, L_),
+                f"With {lab_method(m).label} the mean loss at 2L is below the loss at L {{seeds}} (long context "
+                f"helps): {_per_seed(loss(m, 2 * L_))} vs {_per_seed(loss(m, L_))} nats.",
+            )
+    return out
+
+
+FINDINGS_BEGIN, FINDINGS_END = "<!-- BEGIN GENERATED FINDINGS -->", "<!-- END GENERATED FINDINGS -->"
+
+
+def findings_markdown(results: dict) -> str:
+    """The findings as a Markdown list, each with its seed count."""
+    return "".join(f"- {f['text']}\n" for f in findings(results))
+
+
+# --------------------------------------------------------------------------- the README's lab section
+README_HEADING = "## The tiny-model lab"
+
+
+def readme_section(results: dict) -> str:
+    """The README's lab section (from its heading to the next ``## `` heading), generated from ``results``."""
+    meta = results["meta"]
+    ck = results["checkpoints"]
+    n_seeds = len(meta["seeds"])
+    size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.iterdir() if p.suffix == ".pt")
+    minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
+    lengths = meta["lengths"]
+    L_ = meta["train_len"]
+
+    def row(m: str) -> str:
+        cells = []
+        for metric, fmt in (("loss", ".2f"), ("accuracy", ".2f")):
+            parts = []
+            for t in lengths:
+                s = summary(results, m, metric, t)
+                parts.append(
+                    "n/a" if math.isnan(s["mean"]) else f"{s['mean']:{fmt}} ({s['min']:{fmt}}–{s['max']:{fmt}})"
+                )
+            cells.append(" / ".join(parts))
+        return f"| `{m}`: {lab_method(m).label} | {cells[0]} | {cells[1]} |"
+
+    lines = [
+        f"{README_HEADING}: every family of encoding, {n_seeds} seeds each",
+        "",
+        "`helpers.lab` trains 0.12 M-parameter decoder-only transformers on a CPU (one torch thread) on two seeded",
+        "synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier spans)",
+        "and passkey retrieval in the style of the PI and YaRN papers. Position enters the model through one",
+        "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the six families",
+        "(`nope`, `sinusoidal`, `learned`, `rope`, `alibi`, `t5_bias`) train by the same recipe at L = "
+        f"{L_} tokens; `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling` and",
+        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints ({n_seeds} seeds of",
+        f"each model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
+        f"`helpers/lab/checkpoints/`; together they took {minutes:.0f} min to train on the shared, loaded 2-core machine",
+        "(`nice -n 5 python -m helpers.lab train`: resumable, one progress bar per run, finished runs are never redone).",
+        f"`python -m helpers.lab evaluate` recomputes every record of `helpers/lab/results/results.json` in "
+        f"{meta['eval_seconds']:.0f} s (same machine, loaded), and the tests re-evaluate a sample and compare.",
+        "Mean over seeds, (min–max) over seeds, at L / 2L / 4L / 8L:",
+        "",
+        "| method | copy-LM loss, nats | passkey accuracy |",
+        "|---|---|---|",
+    ]
+    lines += [row(m) for m in results["methods"] if m != "rope+default_window"]
+    lines += [
+        "",
+        "Each claim below is generated from the records and says on how many seeds it holds:",
+        "",
+        findings_markdown(results).rstrip("\n"),
+        "",
+        "Every table, the per-seed numbers, the loss-by-position figure, the set-up choices and the comparison with",
+        "the PI, YaRN, ALiBi and NoPE papers are in [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md);",
+        "notebooks 03 and 05 show them.",
+        "",
+        "![passkey accuracy against context length, mean and range over seeds](helpers/lab/results/passkey_by_length.png)",
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(results: dict, path: Path = README) -> Path:
+    """Replace the README's lab section (its heading up to the next ``## `` heading) with :func:`readme_section`."""
+    text = Path(path).read_text()
+    start = text.index(README_HEADING)
+    end = text.find("\n## ", start + len(README_HEADING))
+    end = len(text) if end < 0 else end + 1
+    Path(path).write_text(text[:start] + readme_section(results) + text[end:])
+    return Path(path)
+
+
+def update_results_md(results: dict, path: Path = RESULTS_MD) -> Path:
+    """Refresh both generated blocks of RESULTS.md: the tables and the findings."""
+    update_block(path, TABLE_BEGIN, TABLE_END, results_tables(results))
+    update_block(path, PAPERS_BEGIN, PAPERS_END, papers_markdown(results))
+    return update_block(path, FINDINGS_BEGIN, FINDINGS_END, findings_markdown(results))
+
+
+#: The papers' claims set beside the lab's findings: (claim, source, finding keys, whether the first finding agrees
+#: with the claim or contradicts it). The verdict is generated from the first finding's seed count.
+PAPER_CLAIMS = (
+    (
+        "Extending RoPE past L by extrapolation fails (PI: attention scores can become catastrophically high)",
+        "Chen et al. 2023, arXiv 2306.15595, §2; Peng et al. 2023, arXiv 2309.00071, §1",
+        ("rope_breaks",),
+        True,
+    ),
+    (
+        "PI reaches the longer window with a short fine-tune (within 1000 steps)",
+        "arXiv 2306.15595, abstract, §3",
+        ("ft_pi_fixes",),
+        True,
+    ),
+    (
+        "Without fine-tuning, PI degrades but stays far better than extrapolation",
+        "arXiv 2306.15595, §3.2",
+        ("pi_zero_shot",),
+        False,
+    ),
+    (
+        "A PI-extended model keeps its quality inside the original window relatively well",
+        "arXiv 2306.15595, abstract, §3.4",
+        ("ft_costs_short",),
+        False,
+    ),
+    (
+        "NTK-aware and dynamic scaling work without fine-tuning; YaRN beats them and PI zero-shot",
+        "arXiv 2309.00071, §3.1, §3.3, §4",
+        ("loss_ranking", "yarn_passkey"),
+        True,
+    ),
+    (
+        "With the same fine-tune, YaRN beats PI",
+        "arXiv 2309.00071, §4",
+        ("ft_yarn_beats_pi", "ft_yarn_passkey_4L"),
+        True,
+    ),
+    (
+        "ALiBi trains short and tests long: its perplexity does not rise past L with nothing changed",
+        "Press et al. 2022, arXiv 2108.12409, §4",
+        ("alibi_flat",),
+        True,
+    ),
+    (
+        "A causal decoder without positional encoding (NoPE) generalises to longer inputs better than explicit "
+        "encodings on their tasks",
+        "Kazemnejad et al. 2023, arXiv 2305.19466, §4",
+        ("nope_flat", "nope_family"),
+        True,
+    ),
+)
+
+
+def papers_markdown(results: dict) -> str:
+    """The papers' claims beside the lab's generated findings, with a verdict from the seed counts."""
+    by_key = {f["key"]: f for f in findings(results)}
+    lines = ["| claim | source | this lab | verdict |", "|---|---|---|---|"]
+    for claim, source, keys, agrees in PAPER_CLAIMS:
+        found = [by_key[k] for k in keys if k in by_key]
+        if not found or keys[0] not in by_key:
+            continue
+        n, holds = found[0]["n"], found[0]["holds"]
+        word = "agrees" if agrees else "contradicts the claim"
+        if holds == n:
+            verdict = f"**{word}** on all {n} seeds"
+        elif holds == 0:
+            verdict = f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds"
+        else:
+            verdict = f"**mixed**: {word} on {holds} of {n} seeds"
+        text = " ".join(f["text"] for f in found).replace("|", "/")
+        lines.append(f"| {claim} | {source} | {text} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+PAPERS_BEGIN, PAPERS_END = "<!-- BEGIN GENERATED PAPERS -->", "<!-- END GENERATED PAPERS -->"
