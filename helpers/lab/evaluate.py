@@ -41,6 +41,7 @@ from helpers.lab.checkpoints import (
     L,
     checkpoint_id,
     checkpoint_metadata,
+    is_trained,
     load_model,
 )
 from helpers.lab.data import lm_batch, passkey_batch, random_keys
@@ -306,15 +307,20 @@ def evaluate_all(
     """
     methods = list(METHODS) if methods is None else [lab_method(m).name for m in methods]
     lengths = list(LENGTHS) if lengths is None else [_length(t) for t in lengths]
+    optional = seeds is None  # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
+    evaluated: dict[str, list[int]] = {m: [] for m in methods}
     start = time.perf_counter()
     done: dict[tuple, dict] = {}
     records = []
     checkpoints: dict[str, dict] = {}
     for m in methods:
         for seed in seeds:
-            model = model_for(m, seed, directory=directory)
             name = lab_method(m).checkpoint
+            if optional and not is_trained(name, seed, directory):
+                continue
+            evaluated[m].append(seed)
+            model = model_for(m, seed, directory=directory)
             meta = checkpoint_metadata(name, seed, directory=directory)
             checkpoints[checkpoint_id(name, seed)] = {
                 key: meta[key] for key in ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
@@ -352,7 +358,7 @@ def evaluate_all(
             "torch_version": torch.__version__,
             "machine": platform.machine(),
         },
-        "methods": {m: lab_method(m).to_dict() for m in methods},
+        "methods": {m: {**lab_method(m).to_dict(), "seeds": evaluated[m]} for m in methods},
         "checkpoints": checkpoints,
         "records": records,
     }

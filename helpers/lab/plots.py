@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
-from helpers.lab.report import record, seed_values
+from helpers.lab.report import record, seed_values, seeds_of
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axes:
@@ -27,7 +27,7 @@ def loss_by_position(results: dict, method: str, length: int) -> tuple[np.ndarra
     """(bucket centres (n_buckets,), loss (n_seeds, n_buckets)) of ``method`` at T, or None if it cannot run."""
     rows = []
     centres = None
-    for seed in results["meta"]["seeds"]:
+    for seed in seeds_of(results, method):
         r = record(results, method, seed, "lm", length)
         if r["status"] != "ok":
             return None
@@ -90,7 +90,7 @@ def passkey_grid(results: dict, method: str, seed: int | None = None) -> np.ndar
     """Accuracy (depths, lengths) of ``method`` for one seed, or the mean over seeds (``seed=None``); NaN where the
     method cannot run."""
     meta = results["meta"]
-    seeds = meta["seeds"] if seed is None else [seed]
+    seeds = seeds_of(results, method) if seed is None else [seed]
     grid = np.zeros((len(meta["passkey_depths"]), len(meta["lengths"])))  # (depths, lengths)
     for j, t in enumerate(meta["lengths"]):
         for s in seeds:
@@ -140,10 +140,9 @@ def loss_figure(results: dict) -> Figure:
     plot_loss_by_position(results, others, ax=right)
     left.set_title("zero-shot RoPE scaling (s = T/L)")
     right.set_title("every family, and fine-tuned RoPE")
-    n = len(results["meta"]["seeds"])
     fig.suptitle(
         f"Copy-LM loss by position at T = {max(results['meta']['lengths'])} (buckets of {results['meta']['bucket']} "
-        f"positions; line = mean of {n} seeds, band = range)"
+        f"positions; line = mean over seeds, band = range over seeds)"
     )
     return fig
 
@@ -157,8 +156,9 @@ def passkey_figure(results: dict) -> Figure:
     plot_passkey_by_length(results, others, ax=right)
     left.set_title("zero-shot RoPE scaling (s = T/L)")
     right.set_title("every family, and fine-tuned RoPE")
-    n = len(results["meta"]["seeds"])
-    fig.suptitle(f"Passkey retrieval (line = mean of {n} seeds, band = range; L = {results['meta']['train_len']})")
+    fig.suptitle(
+        f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
+    )
     return fig
 
 

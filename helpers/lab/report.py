@@ -55,12 +55,21 @@ def record(results: dict, method: str, seed: int, task: str, length: int) -> dic
     raise KeyError(f"no record for method={method!r}, seed={seed}, task={task!r}, length={length}")
 
 
-def seed_values(results: dict, method: str, metric: str, length: int) -> np.ndarray:
-    """``metric`` of ``method`` at length T for every seed of ``results["meta"]["seeds"]``, shape (n_seeds, ...);
-    NaN where the method cannot run."""
+def seeds_of(results: dict, *methods: str) -> list[int]:
+    """The seeds evaluated for every one of ``methods`` (a checkpoint not trained yet is left out of the results)."""
+    common = None
+    for m in methods:
+        seeds = set(results["methods"][m]["seeds"])
+        common = seeds if common is None else common & seeds
+    return sorted(common or [])
+
+
+def seed_values(results: dict, method: str, metric: str, length: int, seeds=None) -> np.ndarray:
+    """``metric`` of ``method`` at length T for each of ``seeds`` (default: every seed evaluated for ``method``),
+    shape (n_seeds, ...); NaN where the method cannot run."""
     task = _task_of(metric)
     out = []
-    for seed in results["meta"]["seeds"]:
+    for seed in seeds_of(results, method) if seeds is None else seeds:
         r = record(results, method, seed, task, length)
         out.append(r["metrics"][metric] if r["status"] == "ok" else np.nan)
     return np.asarray(out, dtype=np.float64)
@@ -84,13 +93,14 @@ def results_tables(results: dict) -> str:
     """The generated Markdown: loss, passkey and previous-token tables (mean [min, max] over seeds), passkey per
     seed for the RoPE methods, and the training runs."""
     meta = results["meta"]
-    lengths, train_len, seeds = meta["lengths"], meta["train_len"], meta["seeds"]
+    lengths, train_len = meta["lengths"], meta["train_len"]
     methods = list(results["methods"])
     heads = " | ".join(f"{t} ({t / train_len:g}×L)" for t in lengths)
     rule = "|".join(["---"] * (len(lengths) + 1))
     n_keys = len(meta["passkey_depths"]) * meta["passkey_keys_per_depth"]
     lines = [
-        f"Seeds {', '.join(map(str, seeds))}; each cell is the mean over seeds and [min, max]. "
+        "Each cell is the mean over the seeds evaluated and [min, max] over them (seeds per method in the "
+        "per-seed table). "
         f"Evaluation: {meta['n_lm_sequences']} LM documents and {n_keys} passkeys per length "
         f"(seed {meta['eval_seed']}), the same for every method.",
         "",
@@ -114,13 +124,13 @@ def results_tables(results: dict) -> str:
         lines.append(f"| `{m}` ({lab_method(m).label}) | {cells} |")
     lines += [
         "",
-        "Passkey accuracy per seed (seed 0 / 1 / 2 …):",
+        "Passkey accuracy per seed:",
         "",
-        f"| method | {heads} |",
-        f"|{rule}|",
+        f"| method | seeds | {heads} |",
+        f"|{rule}|---|",
     ]
     for m in methods:
-        cells = []
+        cells = [" / ".join(map(str, seeds_of(results, m)))]
         for t in lengths:
             v = seed_values(results, m, "accuracy", t)
             cells.append("cannot run" if np.isnan(v).any() else " / ".join(f"{x:.2f}" for x in v))
@@ -220,15 +230,15 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- findings: sentences generated from the records
-def _seed_phrase(flags) -> str:
+def _seed_phrase(flags, seeds) -> str:
     """ "on all 3 seeds" / "on 2 of 3 seeds (not seed 1)" / "on none of the 3 seeds"."""
     flags = [bool(f) for f in flags]
     n, k = len(flags), sum(flags)
     if k == n:
-        return f"on all {n} seeds"
+        return f"on all {n} seeds" if n > 1 else f"on the one seed trained ({seeds[0]})"
     if k == 0:
-        return f"on none of the {n} seeds"
-    missing = ", ".join(str(i) for i, f in enumerate(flags) if not f)
+        return f"on none of the {n} seeds" if n > 1 else f"not on the one seed trained ({seeds[0]})"
+    missing = ", ".join(str(s) for s, f in zip(seeds, flags, strict=True) if not f)
     return f"on {k} of {n} seeds (not seed {missing})"
 
 
@@ -236,11 +246,11 @@ def _per_seed(values, fmt: str = ".2f") -> str:
     return " / ".join("n/a" if math.isnan(v) else format(v, fmt) for v in np.asarray(values, dtype=float))
 
 
-def _early_late(results: dict, method: str, length: int) -> tuple[np.ndarray, np.ndarray]:
+def _early_late(results: dict, method: str, length: int, seeds) -> tuple[np.ndarray, np.ndarray]:
     """Per seed: mean loss of the buckets before L and of the buckets at or past L, at length T. Shapes (n_seeds,)."""
     train_len = results["meta"]["train_len"]
     early, late = [], []
-    for seed in results["meta"]["seeds"]:
+    for seed in seeds:
         m = record(results, method, seed, "lm", length)["metrics"]
         starts, losses = np.asarray(m["bucket_starts"]), np.asarray(m["loss_by_bucket"])
         early.append(losses[starts < train_len].mean())
@@ -249,32 +259,48 @@ def _early_late(results: dict, method: str, length: int) -> tuple[np.ndarray, np
 
 
 def findings(results: dict) -> list[dict]:
-    """The lab's claims, each computed on every seed: ``{"key", "text", "holds", "n"}`` (``holds`` = number of seeds
-    on which the claim is true; the text names the seeds where it is not and gives the per-seed values)."""
+    """The lab's claims, each computed on every seed that all its methods have: ``{"key", "text", "holds", "n",
+    "seeds"}`` (``holds`` = number of seeds on which the claim is true; the text names the seeds where it is not and
+    gives the per-seed values)."""
     meta = results["meta"]
     L_ = meta["train_len"]
-    n = len(meta["seeds"])
     present = set(results["methods"])
+    lengths = (L_, 2 * L_, 4 * L_, 8 * L_)
+    out = []
+    ctx: dict = {}
+
+    def use(*methods) -> bool:
+        """Select the seeds common to ``methods`` for the next finding; False if a method is absent."""
+        if not set(methods) <= present:
+            return False
+        ctx["seeds"] = seeds_of(results, *methods)
+        return bool(ctx["seeds"])
 
     def acc(m, t):
-        return seed_values(results, m, "accuracy", t)
+        return seed_values(results, m, "accuracy", t, ctx["seeds"])
 
     def loss(m, t):
-        return seed_values(results, m, "loss", t)
+        return seed_values(results, m, "loss", t, ctx["seeds"])
 
     def prev(m, t):
-        return seed_values(results, m, "previous_token_attention", t)
-
-    out = []
+        return seed_values(results, m, "previous_token_attention", t, ctx["seeds"])
 
     def add(key, flags, text):
         flags = [bool(f) for f in flags]
-        out.append({"key": key, "holds": int(sum(flags)), "n": n, "text": text.replace("{seeds}", _seed_phrase(flags))})
+        seeds = ctx["seeds"]
+        out.append(
+            {
+                "key": key,
+                "holds": int(sum(flags)),
+                "n": len(flags),
+                "seeds": list(seeds),
+                "text": text.replace("{seeds}", _seed_phrase(flags, seeds)),
+            }
+        )
 
-    lengths = (L_, 2 * L_, 4 * L_, 8 * L_)
-    if {"rope+default"} <= present:
+    if use("rope+default"):
         a1, a4, a8 = acc("rope+default", L_), acc("rope+default", 4 * L_), acc("rope+default", 8 * L_)
-        early, late = _early_late(results, "rope+default", 8 * L_)
+        early, late = _early_late(results, "rope+default", 8 * L_, ctx["seeds"])
         add(
             "rope_breaks",
             (a1 >= 0.9) & (a4 <= 0.1) & (a8 <= 0.1) & (late > early + 1.0),
@@ -282,7 +308,7 @@ def findings(results: dict) -> list[dict]:
             f"{_per_seed(a8)} at 8L (per seed); at 8L its loss on positions ≥ L is {_per_seed(late)} nats against "
             f"{_per_seed(early)} before L.",
         )
-    if {"learned"} <= present:
+    if use("learned"):
         a2 = acc("learned", 2 * L_)
         add(
             "learned_table",
@@ -290,17 +316,17 @@ def findings(results: dict) -> list[dict]:
             f"The learned table cannot run past its {2 * L_} rows, and on its never-trained rows (2L) passkey falls "
             f"from {_per_seed(acc('learned', L_))} to {_per_seed(a2)}: {{seeds}}.",
         )
-    if {"rope+linear", "rope+default"} <= present:
+    if use("rope+linear", "rope+default"):
         l_pi, l_rope = loss("rope+linear", 2 * L_), loss("rope+default", 2 * L_)
         p_pi, p_rope = prev("rope+linear", 2 * L_), prev("rope+default", 2 * L_)
         add(
             "pi_zero_shot",
             (l_pi > l_rope) & (p_pi < 0.5 * p_rope),
-            f"Zero-shot PI is worse than doing nothing at 2L {{seeds}}: loss {_per_seed(l_pi, '.2f')} vs plain RoPE "
-            f"{_per_seed(l_rope, '.2f')} nats, and its previous-token head drops to {_per_seed(p_pi)} (plain RoPE "
+            f"Zero-shot PI is worse than doing nothing at 2L {{seeds}}: loss {_per_seed(l_pi)} vs plain RoPE "
+            f"{_per_seed(l_rope)} nats, and its previous-token head drops to {_per_seed(p_pi)} (plain RoPE "
             f"{_per_seed(p_rope)}).",
         )
-    if {"rope+yarn", "rope+ntk", "rope+default"} <= present:
+    if use("rope+yarn", "rope+ntk", "rope+default"):
         ly, ln, lr = loss("rope+yarn", 8 * L_), loss("rope+ntk", 8 * L_), loss("rope+default", 8 * L_)
         add(
             "loss_ranking",
@@ -309,18 +335,20 @@ def findings(results: dict) -> list[dict]:
             f"< {_per_seed(lr)} nats.",
         )
         others = [m for m in ("rope+default", "rope+linear", "rope+ntk", "rope+dynamic") if m in present]
-        best = [all(acc("rope+yarn", t)[i] >= acc(m, t)[i] for m in others for t in lengths[1:]) for i in range(n)]
-        add(
-            "yarn_passkey",
-            best,
-            "Zero-shot YaRN's passkey accuracy at 2L / 4L / 8L is "
-            + "; ".join(
-                f"{_per_seed([acc('rope+yarn', t)[i] for t in lengths[1:]])} on seed {s}"
-                for i, s in enumerate(meta["seeds"])
+        if use("rope+yarn", *others):
+            n = len(ctx["seeds"])
+            best = [all(acc("rope+yarn", t)[i] >= acc(m, t)[i] for m in others for t in lengths[1:]) for i in range(n)]
+            add(
+                "yarn_passkey",
+                best,
+                "Zero-shot YaRN's passkey accuracy at 2L / 4L / 8L is "
+                + "; ".join(
+                    f"{_per_seed([acc('rope+yarn', t)[i] for t in lengths[1:]])} on seed {s}"
+                    for i, s in enumerate(ctx["seeds"])
+                )
+                + "; it is at least as good as every other zero-shot RoPE method at every length > L {seeds}.",
             )
-            + "; it is at least as good as every other zero-shot RoPE method at every length > L {seeds}.",
-        )
-    if {"rope+linear_ft", "rope+yarn_ft"} <= present:
+    if use("rope+linear_ft", "rope+yarn_ft"):
         lf_y, lf_p = loss("rope+yarn_ft", 4 * L_), loss("rope+linear_ft", 4 * L_)
         af_y, af_p = acc("rope+yarn_ft", 4 * L_), acc("rope+linear_ft", 4 * L_)
         add(
@@ -334,16 +362,16 @@ def findings(results: dict) -> list[dict]:
             af_y >= af_p,
             "Fine-tuned YaRN retrieves at least as many passkeys as fine-tuned PI at 4L {seeds}.",
         )
-        if "rope+default" in present:
-            base = acc("rope+default", L_)
-            add(
-                "ft_costs_short",
-                (acc("rope+linear_ft", L_) < base) & (acc("rope+yarn_ft", L_) < base),
-                f"Both fine-tunes (which run with s = 4 at every length) lose passkeys at T = L {{seeds}}: PI "
-                f"{_per_seed(acc('rope+linear_ft', L_))}, YaRN {_per_seed(acc('rope+yarn_ft', L_))}, against "
-                f"{_per_seed(base)} before fine-tuning.",
-            )
-    if {"rope+linear_ft", "rope+linear"} <= present:
+    if use("rope+linear_ft", "rope+yarn_ft", "rope+default"):
+        base = acc("rope+default", L_)
+        add(
+            "ft_costs_short",
+            (acc("rope+linear_ft", L_) < base) & (acc("rope+yarn_ft", L_) < base),
+            f"Both fine-tunes (which run with s = 4 at every length) lose passkeys at T = L {{seeds}}: PI "
+            f"{_per_seed(acc('rope+linear_ft', L_))}, YaRN {_per_seed(acc('rope+yarn_ft', L_))}, against "
+            f"{_per_seed(base)} before fine-tuning.",
+        )
+    if use("rope+linear_ft", "rope+linear"):
         a_ft, a_zs = acc("rope+linear_ft", 4 * L_), acc("rope+linear", 4 * L_)
         add(
             "ft_pi_fixes",
@@ -352,7 +380,7 @@ def findings(results: dict) -> list[dict]:
             f"{_per_seed(a_ft)} {{seeds}}.",
         )
     for fam in ("alibi", "nope", "t5_bias"):
-        if fam in present:
+        if use(fam):
             l1, l8 = loss(fam, L_), loss(fam, 8 * L_)
             add(
                 f"{fam}_flat",
@@ -361,23 +389,19 @@ def findings(results: dict) -> list[dict]:
                 f"({_per_seed(l8)} vs {_per_seed(l1)} nats).",
             )
     for fam in ("alibi", "t5_bias", "nope", "sinusoidal"):
-        if fam not in present:
+        if not use(fam, "rope+default"):
             continue
-        label = lab_method(fam).label
         a = [acc(fam, t) for t in lengths]
         lo = [loss(fam, t) for t in lengths]
-        text = (
-            f"{label}: passkey {' → '.join(_per_seed(x) for x in a)} and loss "
-            f"{' → '.join(_per_seed(x) for x in lo)} nats at L → 2L → 4L → 8L (per seed)"
+        add(
+            f"{fam}_family",
+            lo[3] < loss("rope+default", 8 * L_),
+            f"{lab_method(fam).label}: passkey {' → '.join(_per_seed(x) for x in a)} and loss "
+            f"{' → '.join(_per_seed(x) for x in lo)} nats at L → 2L → 4L → 8L (values per seed); its 8L loss is "
+            "below plain RoPE's {seeds}.",
         )
-        if "rope+default" in present:
-            better = lo[3] < loss("rope+default", 8 * L_)
-            text += "; its 8L loss is below plain RoPE's {seeds}"
-            add(f"{fam}_family", better, text + ".")
-        else:
-            add(f"{fam}_family", [True] * n, text + ".")
     for m in ("rope+yarn", "rope+ntk"):
-        if m in present:
+        if use(m):
             add(
                 f"{m}_long_context",
                 loss(m, 2 * L_) < loss(m, L_),
@@ -403,7 +427,7 @@ def readme_section(results: dict) -> str:
     """The README's lab section (from its heading to the next ``## `` heading), generated from ``results``."""
     meta = results["meta"]
     ck = results["checkpoints"]
-    n_seeds = len(meta["seeds"])
+    n_seeds = min(len(seeds_of(results, m)) for m in results["methods"])
     size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.iterdir() if p.suffix == ".pt")
     minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
     lengths = meta["lengths"]
@@ -422,7 +446,7 @@ def readme_section(results: dict) -> str:
         return f"| `{m}`: {lab_method(m).label} | {cells[0]} | {cells[1]} |"
 
     lines = [
-        f"{README_HEADING}: every family of encoding, {n_seeds} seeds each",
+        f"{README_HEADING}: every family of encoding, {n_seeds}+ seeds each",
         "",
         "`helpers.lab` trains 0.12 M-parameter decoder-only transformers on a CPU (one torch thread) on two seeded",
         "synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier spans)",
@@ -430,8 +454,8 @@ def readme_section(results: dict) -> str:
         "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the six families",
         "(`nope`, `sinusoidal`, `learned`, `rope`, `alibi`, `t5_bias`) train by the same recipe at L = "
         f"{L_} tokens; `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling` and",
-        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints ({n_seeds} seeds of",
-        f"each model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
+        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints (at least {n_seeds}",
+        f"seeds of each model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
         f"`helpers/lab/checkpoints/`; together they took {minutes:.0f} min to train on the shared, loaded 2-core machine",
         "(`nice -n 5 python -m helpers.lab train`: resumable, one progress bar per run, finished runs are never redone).",
         f"`python -m helpers.lab evaluate` recomputes every record of `helpers/lab/results/results.json` in "
@@ -480,50 +504,50 @@ def update_results_md(results: dict, path: Path = RESULTS_MD) -> Path:
 PAPER_CLAIMS = (
     (
         "Extending RoPE past L by extrapolation fails (PI: attention scores can become catastrophically high)",
-        "Chen et al. 2023, arXiv 2306.15595, §2; Peng et al. 2023, arXiv 2309.00071, §1",
+        "Chen et al. 2023, arXiv 2306.15595 (abstract); Peng et al. 2023, arXiv 2309.00071",
         ("rope_breaks",),
         True,
     ),
     (
         "PI reaches the longer window with a short fine-tune (within 1000 steps)",
-        "arXiv 2306.15595, abstract, §3",
+        "arXiv 2306.15595 (abstract)",
         ("ft_pi_fixes",),
         True,
     ),
     (
         "Without fine-tuning, PI degrades but stays far better than extrapolation",
-        "arXiv 2306.15595, §3.2",
+        "arXiv 2306.15595 (its results by fine-tuning step; step 0 = no fine-tuning)",
         ("pi_zero_shot",),
         False,
     ),
     (
         "A PI-extended model keeps its quality inside the original window relatively well",
-        "arXiv 2306.15595, abstract, §3.4",
+        "arXiv 2306.15595 (abstract)",
         ("ft_costs_short",),
         False,
     ),
     (
         "NTK-aware and dynamic scaling work without fine-tuning; YaRN beats them and PI zero-shot",
-        "arXiv 2309.00071, §3.1, §3.3, §4",
+        "arXiv 2309.00071 (§3.1 NTK-aware, §3.3 dynamic scaling, experiments)",
         ("loss_ranking", "yarn_passkey"),
         True,
     ),
     (
         "With the same fine-tune, YaRN beats PI",
-        "arXiv 2309.00071, §4",
+        "arXiv 2309.00071 (experiments)",
         ("ft_yarn_beats_pi", "ft_yarn_passkey_4L"),
         True,
     ),
     (
         "ALiBi trains short and tests long: its perplexity does not rise past L with nothing changed",
-        "Press et al. 2022, arXiv 2108.12409, §4",
+        "Press et al. 2022, arXiv 2108.12409",
         ("alibi_flat",),
         True,
     ),
     (
         "A causal decoder without positional encoding (NoPE) generalises to longer inputs better than explicit "
         "encodings on their tasks",
-        "Kazemnejad et al. 2023, arXiv 2305.19466, §4",
+        "Kazemnejad et al. 2023, arXiv 2305.19466",
         ("nope_flat", "nope_family"),
         True,
     ),
