@@ -532,10 +532,10 @@ def test_tables_findings_and_readme_are_generated_from_results():
 
 # --------------------------------------------------------------------------- command line
 def test_cli_help_and_bad_arguments_exit_nonzero():
-    done = subprocess.run([sys.executable, "-m", "helpers.lab", "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "helpers.lab", "--help"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "train" in done.stdout and "evaluate" in done.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "helpers.lab", "train", "gpt2"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "helpers.lab", "train", "gpt2"], capture_output=True, text=True, timeout=600
     )
     assert bad.returncode == 2 and "invalid choice: 'gpt2'" in bad.stderr and "rope+yarn_ft" in bad.stderr
 

@@ -207,7 +207,8 @@ def write_results(results: dict, directory: Path = RESULTS_DIR) -> list[Path]:
         written.append(path)
     md = directory / RESULTS_MD.name
     if not md.exists():
-        md.write_text(f"# Tiny-model lab: results\n\n{TABLE_BEGIN}\n{TABLE_END}\n\n{FINDINGS_BEGIN}\n{FINDINGS_END}\n")
+        blocks = [f"{begin}\n{end}\n" for begin, end in BLOCKS]
+        md.write_text("# Tiny-model lab: results\n\n" + "\n".join(blocks))
     written.append(update_results_md(results, md))
     if directory == RESULTS_DIR:
         written.append(update_readme(results))
@@ -268,6 +269,8 @@ def findings(results: dict) -> list[dict]:
     lengths = (L_, 2 * L_, 4 * L_, 8 * L_)
     out = []
     ctx: dict = {}
+    if not set(lengths) <= set(meta["lengths"]):
+        return out  # the findings are defined on the standard grid L, 2L, 4L, 8L
 
     def use(*methods) -> bool:
         """Select the seeds common to ``methods`` for the next finding; False if a method is absent."""
@@ -397,8 +400,8 @@ def findings(results: dict) -> list[dict]:
             f"{fam}_family",
             lo[3] < loss("rope+default", 8 * L_),
             f"{lab_method(fam).label}: passkey {' → '.join(_per_seed(x) for x in a)} and loss "
-            f"{' → '.join(_per_seed(x) for x in lo)} nats at L → 2L → 4L → 8L (values per seed); its 8L loss is "
-            "below plain RoPE's {seeds}.",
+            f"{' → '.join(_per_seed(x) for x in lo)} nats at L → 2L → 4L → 8L (values per seed). Its 8L loss is "
+            f"below plain RoPE's ({_per_seed(loss('rope+default', 8 * L_))}) {{seeds}}.",
         )
     for m in ("rope+yarn", "rope+ntk"):
         if use(m):
@@ -576,3 +579,4 @@ def papers_markdown(results: dict) -> str:
 
 
 PAPERS_BEGIN, PAPERS_END = "<!-- BEGIN GENERATED PAPERS -->", "<!-- END GENERATED PAPERS -->"
+BLOCKS = ((TABLE_BEGIN, TABLE_END), (FINDINGS_BEGIN, FINDINGS_END), (PAPERS_BEGIN, PAPERS_END))
