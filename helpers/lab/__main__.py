@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--checkpoints", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory")
     ev.add_argument("--out", type=Path, default=None, help="results directory (default: helpers/lab/results)")
     ev.add_argument("--no-write", action="store_true", help="print the table only; write nothing")
+    ev.add_argument(
+        "--reuse",
+        action="store_true",
+        help="copy the stored records of checkpoints that have not changed instead of recomputing them",
+    )
     ev.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
     return parser
 
@@ -138,7 +143,14 @@ def run_evaluate(args: argparse.Namespace) -> None:
     from helpers.lab.report import RESULTS_DIR, results_tables, write_results
 
     start = time.perf_counter()
-    results = evaluate_all(args.methods, args.lengths, args.seeds, directory=args.checkpoints, progress=True)
+    reuse = None
+    if args.reuse:
+        from helpers.lab.report import RESULTS_JSON, load_results
+
+        reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
+    results = evaluate_all(
+        args.methods, args.lengths, args.seeds, directory=args.checkpoints, progress=True, reuse=reuse
+    )
     print(results_tables(results))
     print(f"evaluated in {time.perf_counter() - start:.1f} s")
     if not args.no_write:

@@ -297,8 +297,13 @@ def evaluate_all(
     *,
     directory: Path = CHECKPOINT_DIR,
     progress: bool = False,
+    reuse: dict | None = None,
 ) -> dict:
     """Every method × seed × length × task (defaults: all of :data:`METHODS`, seeds 0 1 2, L..8L).
+
+    ``reuse``: earlier results; the records of a (method, seed) whose checkpoint metadata is unchanged are copied
+    instead of recomputed (they would be identical: evaluation is deterministic), and ``meta["reused_runs"]``
+    counts them, so ``meta["eval_seconds"]`` then times only the new part.
 
     Returns ``{"meta", "methods", "checkpoints", "records"}``: one record per (scale, method, seed, task, length)
     with ``status``, ``metrics`` (lm: loss, loss_by_bucket, bucket_starts, previous_token_attention,
@@ -310,6 +315,7 @@ def evaluate_all(
     optional = seeds is None  # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
     evaluated: dict[str, list[int]] = {m: [] for m in methods}
+    reused = 0
     start = time.perf_counter()
     done: dict[tuple, dict] = {}
     records = []
@@ -322,9 +328,16 @@ def evaluate_all(
             evaluated[m].append(seed)
             model = model_for(m, seed, directory=directory)
             meta = checkpoint_metadata(name, seed, directory=directory)
-            checkpoints[checkpoint_id(name, seed)] = {
+            cid = checkpoint_id(name, seed)
+            checkpoints[cid] = {
                 key: meta[key] for key in ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
             } | {"training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"}}
+            if reuse is not None and reuse.get("checkpoints", {}).get(cid) == checkpoints[cid]:
+                old = [r for r in reuse["records"] if r["method"] == m and r["seed"] == seed and r["length"] in lengths]
+                if len(old) == len(lengths) * len(TASKS):
+                    records.extend(old)
+                    reused += 1
+                    continue
             for t in lengths:
                 for task in TASKS:
                     key = computation_key(m, t, task, seed, directory=directory)
@@ -354,11 +367,12 @@ def evaluate_all(
             "passkey_keys_per_depth": N_PER_DEPTH,
             "eval_seed": EVAL_SEED,
             "eval_seconds": round(time.perf_counter() - start, 1),
+            "reused_runs": reused,
             "torch_threads": torch.get_num_threads(),
             "torch_version": torch.__version__,
             "machine": platform.machine(),
         },
-        "methods": {m: {**lab_method(m).to_dict(), "seeds": evaluated[m]} for m in methods},
+        "methods": {m: {**lab_method(m).to_dict(), "seeds": evaluated[m]} for m in methods if evaluated[m]},
         "checkpoints": checkpoints,
         "records": records,
     }
