@@ -459,7 +459,9 @@ def readme_section(results: dict) -> str:
     """The README's lab section (from its heading to the next ``## `` heading), generated from ``results``."""
     meta = results["meta"]
     ck = results["checkpoints"]
-    n_seeds = min(len(seeds_of(results, m)) for m in results["methods"])
+    counts = [len(seeds_of(results, m)) for m in results["methods"]]
+    n_seeds, max_seeds = min(counts), max(counts)
+    per_model = f"{n_seeds} seeds" if n_seeds == max_seeds else f"{n_seeds}–{max_seeds} seeds"
     size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.iterdir() if p.suffix == ".pt")
     minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
     lengths = meta["lengths"]
@@ -478,7 +480,7 @@ def readme_section(results: dict) -> str:
         return f"| `{m}`: {lab_method(m).label} | {cells[0]} | {cells[1]} |"
 
     lines = [
-        f"{README_HEADING}: every family of encoding, {n_seeds}+ seeds each",
+        f"{README_HEADING}: every family of encoding, {per_model} per model",
         "",
         "`helpers.lab` trains 0.12 M-parameter decoder-only transformers on a CPU (one torch thread) on two seeded",
         "synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier spans)",
@@ -486,10 +488,11 @@ def readme_section(results: dict) -> str:
         "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the six families",
         "(`nope`, `sinusoidal`, `learned`, `rope`, `alibi`, `t5_bias`) train by the same recipe at L = "
         f"{L_} tokens; `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling` and",
-        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints (at least {n_seeds}",
-        f"seeds of each model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
-        f"`helpers/lab/checkpoints/`; together they took {minutes:.0f} min to train on the shared, loaded 2-core machine",
-        "(`nice -n 5 python -m helpers.lab train`: resumable, one progress bar per run, finished runs are never redone).",
+        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints ({per_model}",
+        f"per model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
+        f"`helpers/lab/checkpoints/`; their runs took {minutes:.0f} min of wall-clock time in total, measured per run with",
+        "up to five runs side by side on the shared, heavily loaded 2-core machine (`nice -n 5 python -m helpers.lab "
+        "train`: resumable, one progress bar per run, finished runs are never redone).",
         "`python -m helpers.lab evaluate` recomputes every record of `helpers/lab/results/results.json` "
         f"({_eval_time(meta)}; same machine, loaded), and the tests re-evaluate a sample and compare.",
         "Mean over seeds, (min–max) over seeds, at L / 2L / 4L / 8L:",
