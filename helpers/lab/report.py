@@ -358,6 +358,13 @@ def findings(results: dict) -> list[dict]:
                 )
                 + "; it is at least as good as every other zero-shot RoPE method at every length > L {seeds}.",
             )
+    if use("rope+yarn"):
+        a8 = acc("rope+yarn", 8 * L_)
+        add(
+            "yarn_passkey_8L",
+            a8 >= 0.4,
+            f"Zero-shot YaRN still retrieves at least 40 % of the passkeys at 8L {{seeds}} ({_per_seed(a8)}).",
+        )
     if use("rope+linear_ft", "rope+yarn_ft"):
         lf_y, lf_p = loss("rope+yarn_ft", 4 * L_), loss("rope+linear_ft", 4 * L_)
         af_y, af_p = acc("rope+yarn_ft", 4 * L_), acc("rope+linear_ft", 4 * L_)
