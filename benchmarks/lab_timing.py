@@ -12,34 +12,30 @@ steps/s × the recipe's step count. Evaluation is :func:`helpers.lab.evaluate_al
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import time
 
 import torch
 
-from helpers.lab import RECIPES, evaluate_all, load_model
-from helpers.lab.evaluate import METHODS, cached_model
-from helpers.lab.train import TinyTransformer, run_training
+from helpers.lab import RECIPES, SEEDS, evaluate_all, load_model
+from helpers.lab.methods import METHODS
+from helpers.lab.model import TinyTransformer
+from helpers.lab.train import run_training
 
 
 def steps_per_second(name: str, steps: int) -> float:
-    """Training speed of recipe ``name`` (a fine-tune starts from its shipped parent)."""
+    """Training speed of recipe ``name`` (a fine-tune starts from its shipped parent of seed 0)."""
     recipe = RECIPES[name]
-    model = load_model(recipe.init_from) if recipe.init_from else TinyTransformer(recipe.config)
+    model = load_model(recipe.init_from, 0, cache=False) if recipe.init_from else TinyTransformer(recipe.config_for(0))
     if recipe.rope_scaling is not None:
         model.rope_scaling = recipe.rope_scaling
-    start = time.perf_counter()
-    run_training(
-        model,
-        steps=steps,
-        length=recipe.length,
-        batch_size=recipe.batch_size,
-        lr=recipe.lr,
-        warmup=min(recipe.warmup, steps),
-        passkey_after=0.0,
-        progress=False,
+    settings = dataclasses.replace(
+        recipe.settings_for(0), steps=steps, warmup=min(recipe.settings.warmup, steps), passkey_after=0.0
     )
+    start = time.perf_counter()
+    run_training(model, settings, progress=False)
     return steps / (time.perf_counter() - start)
 
 
@@ -51,19 +47,22 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"load average before: {os.getloadavg()[0]:.2f}, torch threads: {args.threads}")
-    steps_per_second("none", 5)  # warm-up: the first steps of a process pay one-off allocation costs
+    steps_per_second("nope", 5)  # warm-up: the first steps of a process pay one-off allocation costs
     print("\n| recipe | steps/s | recipe steps | estimated seconds |\n|---|---|---|---|")
     for name, recipe in RECIPES.items():
         rate = steps_per_second(name, args.steps)
-        print(f"| {name} | {rate:.1f} | {recipe.steps} | {recipe.steps / rate:.0f} |")
+        print(f"| {name} | {rate:.1f} | {recipe.settings.steps} | {recipe.settings.steps / rate:.0f} |")
     for method in METHODS.values():
-        cached_model(method.checkpoint)
+        for seed in SEEDS:
+            load_model(method.checkpoint, seed)
     times = []
     for _ in range(args.repeats):
         start = time.perf_counter()
         evaluate_all()
         times.append(time.perf_counter() - start)
-    print(f"\nfull evaluation (11 methods × 4 lengths): median {statistics.median(times):.1f} s of {args.repeats}")
+    print(
+        f"\nfull evaluation ({len(METHODS)} methods × {len(SEEDS)} seeds × 4 lengths): median {statistics.median(times):.1f} s of {args.repeats}"
+    )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

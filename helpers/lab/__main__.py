@@ -1,12 +1,17 @@
 """Command line for the lab: ``python -m helpers.lab {list,train,evaluate} --help``.
 
+The one command that rebuilds everything (resumable: finished runs are kept, a cut-off run is redone)::
+
+    nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate
+
 Examples::
 
-    python -m helpers.lab list                       # shipped checkpoints, sizes, training times, commands
-    python -m helpers.lab train rope                 # re-train one shipped checkpoint (writes checkpoints/rope.*)
-    python -m helpers.lab train all                  # all six, fine-tunes after their parent
-    python -m helpers.lab evaluate                   # every method × length → results/ (JSON, PNGs, RESULTS.md table)
-    python -m helpers.lab evaluate --methods rope pi --lengths 64 128 --no-write   # print a subset
+    python -m helpers.lab list                         # checkpoints on disk, sizes, training times, commands
+    python -m helpers.lab train                        # every model × seeds 0 1 2 that is missing (parents first)
+    python -m helpers.lab train rope alibi --seeds 1   # a part of the grid
+    python -m helpers.lab train rope --seeds 0 --force # redo a finished run
+    python -m helpers.lab evaluate                     # every method × seed × length → results/ (JSON, PNGs, tables)
+    python -m helpers.lab evaluate --methods rope+default rope+linear --lengths 64 128 --no-write   # print a subset
 
 Bad arguments exit with status 2 and a message naming the argument and what is allowed.
 """
@@ -21,15 +26,7 @@ from pathlib import Path
 
 import torch
 
-from helpers.lab.train import (
-    CHECKPOINT_DIR,
-    CHECKPOINT_NAMES,
-    RECIPES,
-    list_checkpoints,
-    save_checkpoint,
-    train_recipe,
-    write_checkpoint_index,
-)
+from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SEEDS, list_checkpoints, train_all
 
 
 def positive_int(text: str) -> int:
@@ -40,6 +37,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+    return value
+
+
+def seed_arg(text: str) -> int:
+    """argparse type: a seed, an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
     return value
 
 
@@ -55,7 +63,7 @@ def length_arg(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from helpers.lab.evaluate import METHODS
+    from helpers.lab.methods import METHODS
 
     parser = argparse.ArgumentParser(
         prog="python -m helpers.lab",
@@ -65,14 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="list the shipped checkpoints (size, training time, reproducing command)")
 
-    train = sub.add_parser("train", help="train shipped checkpoints from their recipes")
+    train = sub.add_parser("train", help="train the missing checkpoints of models × seeds (resumable)")
     train.add_argument(
         "names",
-        nargs="+",
-        choices=[*CHECKPOINT_NAMES, "all"],
+        nargs="*",
+        choices=[*MODELS, "all"],
+        default=["all"],
         metavar="NAME",
-        help=f"checkpoint(s) to train: {', '.join(CHECKPOINT_NAMES)} or all",
+        help=f"model(s) to train: {', '.join(MODELS)} or all (default: all)",
     )
+    train.add_argument("--seeds", nargs="+", type=seed_arg, default=list(SEEDS), help="seeds (default: 0 1 2)")
     train.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory (default: shipped)")
     train.add_argument(
         "--threads",
@@ -80,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="torch threads (default 1: on a shared 2-core machine 2 threads ran ~10x slower)",
     )
-    train.add_argument("--steps", type=positive_int, default=None, help="override the recipe's step count (smoke runs)")
+    train.add_argument("--steps", type=positive_int, default=None, help="override the recipes' step count (smoke runs)")
+    train.add_argument("--force", action="store_true", help="retrain runs that are already finished")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ev = sub.add_parser("evaluate", help="evaluate methods × lengths from the checkpoints; write results/")
@@ -99,42 +110,48 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="evaluation lengths in tokens (default: 64 128 256 512)",
     )
+    ev.add_argument("--seeds", nargs="+", type=seed_arg, default=None, help="seeds (default: 0 1 2)")
     ev.add_argument("--checkpoints", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory")
     ev.add_argument("--out", type=Path, default=None, help="results directory (default: helpers/lab/results)")
     ev.add_argument("--no-write", action="store_true", help="print the table only; write nothing")
+    ev.add_argument(
+        "--reuse",
+        action="store_true",
+        help="copy the stored records of checkpoints that have not changed instead of recomputing them",
+    )
     ev.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
     return parser
 
 
 def run_train(args: argparse.Namespace) -> None:
-    import dataclasses
-
-    names = list(CHECKPOINT_NAMES) if "all" in args.names else list(dict.fromkeys(args.names))
-    for name in names:
-        recipe = RECIPES[name]
-        if args.steps is not None:
-            RECIPES[name] = dataclasses.replace(recipe, steps=args.steps)
-        try:
-            print(f"training {name}: {recipe.description}", flush=True)
-            model, log = train_recipe(name, directory=args.out, progress=not args.quiet)
-        finally:
-            RECIPES[name] = recipe
-        command = recipe.command + (f" --steps {args.steps}" if args.steps is not None else "")
-        if args.out != CHECKPOINT_DIR:
-            command += f" --out {args.out}"
-        path = save_checkpoint(model, name, log, directory=args.out, command=command)
-        print(
-            f"{name}: {log.steps} steps in {log.seconds:.1f} s, final loss {log.final_loss:.3f} -> {path}", flush=True
-        )
-        write_checkpoint_index(args.out)
+    names = list(MODELS) if "all" in args.names else list(dict.fromkeys(args.names))
+    start = time.perf_counter()
+    done = train_all(
+        names,
+        list(dict.fromkeys(args.seeds)),
+        directory=args.out,
+        progress=not args.quiet,
+        force=args.force,
+        steps=args.steps,
+        log=lambda line: print(line, flush=True),
+    )
+    print(f"trained {len(done)} run(s) in {(time.perf_counter() - start) / 60:.1f} min", flush=True)
 
 
 def run_evaluate(args: argparse.Namespace) -> None:
-    from helpers.lab.evaluate import RESULTS_DIR, evaluate_all, results_table, write_results
+    from helpers.lab.evaluate import evaluate_all
+    from helpers.lab.report import RESULTS_DIR, results_tables, write_results
 
     start = time.perf_counter()
-    results = evaluate_all(args.methods, args.lengths, directory=args.checkpoints, progress=True)
-    print(results_table(results))
+    reuse = None
+    if args.reuse:
+        from helpers.lab.report import RESULTS_JSON, load_results
+
+        reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
+    results = evaluate_all(
+        args.methods, args.lengths, args.seeds, directory=args.checkpoints, progress=True, reuse=reuse
+    )
+    print(results_tables(results))
     print(f"evaluated in {time.perf_counter() - start:.1f} s")
     if not args.no_write:
         out = RESULTS_DIR if args.out is None else args.out
@@ -145,7 +162,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 def run_list() -> None:
     rows = list_checkpoints()
     if not rows:
-        print("no checkpoints yet: python -m helpers.lab train all")
+        print("no checkpoints yet: python -m helpers.lab train")
     for row in rows:
         print(json.dumps(row))
 

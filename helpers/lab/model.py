@@ -1,20 +1,13 @@
-"""A tiny pre-LayerNorm decoder-only transformer with a pluggable positional method.
+"""A tiny pre-LayerNorm decoder-only transformer; position enters through one :class:`Positional` object.
 
-Positional methods (``LabConfig.positional``):
-
-* ``"none"``: no positional encoding; the causal mask alone tells tokens apart by how many tokens precede them
-  (Haviv et al. 2022, arXiv 2203.16634; Kazemnejad et al. 2023, arXiv 2305.19466).
-* ``"sinusoidal"``: x = √d·E[token] + PE[pos], PE from :func:`helpers.sinusoidal.sinusoidal_table` (Vaswani §3.5).
-* ``"learned"``: x = √d·E[token] + P[pos], P a :class:`helpers.learned.LearnedPositionalEmbedding` with
-  ``max_seq_len`` rows (2·L by default, so rows L..2L−1 exist but are never reached by training).
-* ``"rope"``: q and k of every head rotated by :func:`helpers.rope.apply_rope` (either layout), frequencies and
-  attention factor from any method of :data:`helpers.scaling.ROPE_SCALING` via
-  :func:`helpers.scaling.rope_parameters_from_config` (an HF-style dict such as
-  ``{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}``). The attention factor a
-  multiplies cos and sin, so the logits q·k/√d_h are multiplied by a² (YaRN's temperature).
+Families (``LabConfig.family``, identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`): ``nope``,
+``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``t5_bias``; each is a :class:`helpers.lab.positional.Positional`
+with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
+in :meth:`TinyTransformer.forward` and :meth:`CausalSelfAttention.forward`.
 
 Block (pre-LN, GPT-2 style, no dropout): h = h + Attn(LN(h)); h = h + MLP(LN(h)); logits = W_out·LN(h).
-Attention: softmax(q·kᵀ/√d_h + causal mask)·v with ``torch.nn.functional.scaled_dot_product_attention``.
+Attention: softmax(q·kᵀ/√d_h + bias + causal mask)·v, with ``torch.nn.functional.scaled_dot_product_attention``
+unless the weights are asked for (``return_attention=True``: the same formula written out, weights returned).
 
 Why these sizes (defaults of :class:`LabConfig`): d_model 64, 2 layers (an induction head needs two: one head
 copies the previous token, the next matches it), 4 heads of d_h = 16, i.e. 8 RoPE pairs, MLP 256: about 0.12 M
@@ -24,7 +17,6 @@ parameters, so one training step on 32×64 tokens takes tens of milliseconds on 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from typing import Any
 
@@ -33,27 +25,26 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers._checks import check_choice, check_dim, check_int, check_positive
-from helpers.learned import LearnedPositionalEmbedding
-from helpers.rope import LAYOUTS, apply_rope, rope_cos_sin
-from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
-from helpers.sinusoidal import sinusoidal_table
+from helpers.lab.positional import FAMILIES, LearnedTable, Positional, make_positional
+from helpers.rope import LAYOUTS
+from helpers.scaling import ROPE_SCALING
+from helpers.score_biases import causal_additive_mask
 
-POSITIONAL_METHODS = ("none", "sinusoidal", "learned", "rope")
 _UNSET: Any = object()
 
 
 @dataclasses.dataclass(frozen=True)
 class LabConfig:
-    """Architecture and positional method of a :class:`TinyTransformer` (JSON-serialisable).
+    """Architecture and positional family of a :class:`TinyTransformer` (JSON-serialisable).
 
-    ``train_len`` is L, the length the model is pre-trained at (YaRN's ``original_max_position_embeddings``).
-    ``max_seq_len`` is the number of rows of the learned table (only used by ``positional="learned"``).
-    ``rope_base`` (b) and ``rope_layout`` ("interleaved" or "half_split") only matter for ``positional="rope"``.
-    ``rope_scaling``: the HF-style dict the model runs with by default (None = plain RoPE); fine-tuned checkpoints
-    store the one they were fine-tuned with.
+    ``family``: one of :data:`helpers.lab.positional.FAMILIES`. ``train_len`` is L, the length the model is
+    pre-trained at (YaRN's ``original_max_position_embeddings``). ``max_seq_len``: rows of the learned table
+    (``learned`` only). ``rope_base`` (b), ``rope_layout`` and ``rope_scaling`` (the HF-style dict the model runs with
+    by default; None = plain RoPE; a fine-tune stores the one it was trained with): ``rope`` only.
+    ``t5_num_buckets``, ``t5_max_distance``: ``t5_bias`` only. ``seed``: initialisation.
     """
 
-    positional: str = "rope"
+    family: str = "rope"
     vocab_size: int = 128
     d_model: int = 64
     n_layers: int = 2
@@ -66,10 +57,12 @@ class LabConfig:
     rope_scaling: dict | None = None
     sinusoidal_base: float = 10000.0
     learned_init_std: float = 0.02
+    t5_num_buckets: int = 32
+    t5_max_distance: int = 64
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_choice("positional", self.positional, POSITIONAL_METHODS)
+        check_choice("family", self.family, FAMILIES)
         check_int("vocab_size", self.vocab_size, minimum=2)
         check_dim("d_model", self.d_model)
         check_int("n_layers", self.n_layers, minimum=1)
@@ -81,10 +74,14 @@ class LabConfig:
         check_choice("rope_layout", self.rope_layout, LAYOUTS)
         check_positive("sinusoidal_base", self.sinusoidal_base)
         check_positive("learned_init_std", self.learned_init_std)
+        check_int("t5_num_buckets", self.t5_num_buckets, minimum=2, even=True)
+        check_int("t5_max_distance", self.t5_max_distance, minimum=self.t5_num_buckets // 2 + 1)
         check_int("seed", self.seed, minimum=0)
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) times an even head dimension")
         if self.rope_scaling is not None:
+            if self.family != "rope":
+                raise ValueError(f"rope_scaling only applies to family 'rope', got family={self.family!r}")
             check_rope_scaling(self.rope_scaling)
 
     @property
@@ -115,23 +112,38 @@ def check_rope_scaling(rope_scaling: Any) -> dict:
 
 
 class CausalSelfAttention(nn.Module):
-    """Multi-head causal self-attention; RoPE (if given cos/sin) rotates q and k, never v."""
+    """Multi-head causal self-attention with the positional hooks ``rotate`` (q, k; never v) and ``score_bias``."""
 
     def __init__(self, config: LabConfig):
         super().__init__()
-        self.n_heads, self.head_dim, self.layout = config.n_heads, config.head_dim, config.rope_layout
+        self.n_heads, self.head_dim = config.n_heads, config.head_dim
         self.qkv = nn.Linear(config.d_model, 3 * config.d_model, bias=False)
         self.out = nn.Linear(config.d_model, config.d_model, bias=False)
 
-    def forward(self, x: torch.Tensor, cos_sin: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        positional: Positional,
+        rope_scaling: dict | None,
+        bias: torch.Tensor | None,
+        return_attention: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Output (B, T, D) and, if ``return_attention``, the weights (B, H, T, T) (else None)."""
         b, t, d = x.shape  # (B, T, D)
         q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, d_h)
-        if cos_sin is not None:
-            cos, sin = cos_sin  # (T, d_h/2) each, already multiplied by the attention factor
-            q = apply_rope(q, cos, sin, layout=self.layout)  # (B, H, T, d_h)
-            k = apply_rope(k, cos, sin, layout=self.layout)  # (B, H, T, d_h)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, d_h)
-        return self.out(y.transpose(1, 2).reshape(b, t, d))  # (B, T, D)
+        q, k = positional.rotate(q, k, rope_scaling)  # (B, H, T, d_h) each
+        weights = None
+        if return_attention:
+            mask = causal_additive_mask(t) if bias is None else bias + causal_additive_mask(t)  # (T, T) or (H, T, T)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim) + mask  # (B, H, T, T)
+            weights = torch.softmax(scores, dim=-1)  # (B, H, T, T)
+            y = weights @ v  # (B, H, T, d_h)
+        elif bias is None:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, d_h)
+        else:
+            mask = bias + causal_additive_mask(t)  # (H, T, T): −inf above the diagonal
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, T, d_h)
+        return self.out(y.transpose(1, 2).reshape(b, t, d)), weights  # (B, T, D)
 
 
 class Block(nn.Module):
@@ -146,17 +158,26 @@ class Block(nn.Module):
             nn.Linear(config.d_model, config.d_ff), nn.GELU(), nn.Linear(config.d_ff, config.d_model)
         )
 
-    def forward(self, h: torch.Tensor, cos_sin: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
-        h = h + self.attn(self.ln1(h), cos_sin)  # (B, T, D)
-        return h + self.mlp(self.ln2(h))  # (B, T, D)
+    def forward(
+        self,
+        h: torch.Tensor,
+        positional: Positional,
+        rope_scaling: dict | None,
+        bias: torch.Tensor | None,
+        return_attention: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention)
+        h = h + update  # (B, T, D)
+        return h + self.mlp(self.ln2(h)), weights  # (B, T, D)
 
 
 class TinyTransformer(nn.Module):
     """Decoder-only transformer: tokens (B, T) int64 → next-token logits (B, T, vocab_size).
 
-    Attributes the notebooks read: ``config`` (:class:`LabConfig`), ``train_len`` (L), ``rope_scaling`` (the dict
-    used when ``forward`` is not given one), ``position_embedding`` (the learned table, or None) and
-    ``rows_reached`` (training has sent gradient to rows 0..rows_reached−1 of that table; 0 before training).
+    ``positional``: the one :class:`helpers.lab.positional.Positional` of ``config.family``. Attributes the
+    notebooks read: ``config``, ``train_len`` (L), ``rope_scaling`` (the dict used when ``forward`` is not given
+    one), ``position_embedding`` (the learned table, or None) and ``rows_reached`` (training has sent gradient to
+    rows 0..rows_reached−1 of that table; 0 before training and for other families).
     """
 
     def __init__(self, config: LabConfig):
@@ -165,22 +186,15 @@ class TinyTransformer(nn.Module):
             raise TypeError(f"config must be a LabConfig, got {type(config).__name__}")
         self.config = config
         self.rope_scaling: dict | None = config.rope_scaling
-        self.rows_reached = 0
         torch.manual_seed(config.seed)
         d = config.d_model
         self.embed_scale = math.sqrt(d)
         self.token_embedding = nn.Embedding(config.vocab_size, d)
-        self.position_embedding: LearnedPositionalEmbedding | None = None
-        if config.positional == "learned":
-            self.position_embedding = LearnedPositionalEmbedding(
-                config.max_seq_len, d, init_std=config.learned_init_std, seed=config.seed
-            )
+        self.positional = make_positional(config)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, config.vocab_size, bias=False)
         self._init_weights()
-        self._cos_sin_cache: dict[tuple[str, int], tuple[torch.Tensor, torch.Tensor]] = {}
-        self._sinusoid_cache: dict[int, torch.Tensor] = {}
 
     def _init_weights(self) -> None:
         """Unit-scale residual stream: token embeddings N(0, 1/d), multiplied by √d in ``forward`` (Vaswani §3.4), so
@@ -188,10 +202,11 @@ class TinyTransformer(nn.Module):
         output projections additionally divided by √(2·n_layers) (GPT-2). With GPT-2's N(0, 0.02²) weights on these
         unit-scale embeddings the attention outputs start at about 1 % of the residual stream, and in our trials (with
         P_COPY = 0.5) no induction head had formed after 3000 steps; with this init and P_COPY = 0.8 it forms after
-        about 700 steps."""
+        about 700 steps. The positional object initialises its own parameters (learned table and T5 bias table from
+        their own generators seeded with ``config.seed``, so the other weights are the same for every family)."""
         for name, p in self.named_parameters():
-            if name.startswith("position_embedding"):
-                continue  # LearnedPositionalEmbedding initialises itself from its own seed
+            if name.startswith("positional."):
+                continue
             if name == "token_embedding.weight":
                 nn.init.normal_(p, std=self.config.d_model**-0.5)
             elif p.ndim == 2:
@@ -210,55 +225,46 @@ class TinyTransformer(nn.Module):
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def rope_cos_sin(self, length: int, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """cos and sin (T, d_h/2) for positions 0..T−1, times the scaling method's attention factor.
+    @property
+    def position_embedding(self):
+        """The :class:`helpers.learned.LearnedPositionalEmbedding` of a ``learned`` model, else None."""
+        return self.positional.embedding if isinstance(self.positional, LearnedTable) else None
 
-        Frequencies: ``rope_parameters_from_config(rope_scaling, head_dim=d_h, base=b, seq_len=T,
-        max_position_embeddings=L)``: dynamic NTK sees the current length T, as HF's ``dynamic_rope_update``
-        does with max(position_ids)+1. Cached per (scaling, T).
-        """
-        key = (json.dumps(rope_scaling, sort_keys=True), length)
-        if key not in self._cos_sin_cache:
-            inv_freq, factor = rope_parameters_from_config(
-                rope_scaling,
-                head_dim=self.config.head_dim,
-                base=self.config.rope_base,
-                seq_len=length,
-                max_position_embeddings=self.config.train_len,
-            )  # (d_h/2,), float
-            self._cos_sin_cache[key] = rope_cos_sin(length, inv_freq, attention_factor=factor)  # (T, d_h/2) × 2
-        return self._cos_sin_cache[key]
+    @property
+    def rows_reached(self) -> int:
+        return self.positional.rows_reached if isinstance(self.positional, LearnedTable) else 0
 
-    def sinusoid(self, length: int) -> torch.Tensor:
-        """The sinusoidal table PE (T, d_model) as float32, cached per T."""
-        if length not in self._sinusoid_cache:
-            table = sinusoidal_table(length, self.config.d_model, self.config.sinusoidal_base)  # (T, D) float64
-            self._sinusoid_cache[length] = torch.from_numpy(table).float()
-        return self._sinusoid_cache[length]
+    @rows_reached.setter
+    def rows_reached(self, value: int) -> None:
+        if isinstance(self.positional, LearnedTable):
+            self.positional.rows_reached = check_int("rows_reached", value, minimum=0)
 
-    def forward(self, tokens: torch.Tensor, *, rope_scaling: dict | None = _UNSET) -> torch.Tensor:
+    def forward(
+        self, tokens: torch.Tensor, *, rope_scaling: dict | None = _UNSET, return_attention: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         """Next-token logits (B, T, vocab_size) for ``tokens`` (B, T) int64.
 
-        ``rope_scaling``: override the model's RoPE scaling dict for this call (RoPE models only; None = plain).
+        ``rope_scaling``: override the model's RoPE scaling dict for this call (``rope`` models only; None = plain).
+        ``return_attention``: also return every layer's attention weights, a tuple of n_layers tensors (B, H, T, T).
         A learned table raises IndexError (with its message) when T exceeds its ``max_seq_len``.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.is_floating_point():
             raise TypeError(f"tokens must be an integer tensor of shape (B, T), got {tokens!r}")
+        if not isinstance(return_attention, bool):
+            raise TypeError(f"return_attention must be a bool, got {return_attention!r}")
         if rope_scaling is _UNSET:
             rope_scaling = self.rope_scaling
-        elif self.config.positional != "rope" and rope_scaling is not None:
+        elif self.config.family != "rope" and rope_scaling is not None:
             raise ValueError(
-                f"rope_scaling only applies to a RoPE model; this model's positional is {self.config.positional!r}"
+                f"rope_scaling only applies to a RoPE model; this model's family is {self.config.family!r}"
             )
         elif rope_scaling is not None:
             check_rope_scaling(rope_scaling)
-        t = tokens.shape[1]
-        h = self.token_embedding(tokens) * self.embed_scale  # (B, T, D)
-        if self.position_embedding is not None:
-            h = h + self.position_embedding(t)  # (B, T, D); IndexError past the table
-        elif self.config.positional == "sinusoidal":
-            h = h + self.sinusoid(t)  # (B, T, D)
-        cos_sin = self.rope_cos_sin(t, rope_scaling) if self.config.positional == "rope" else None
+        h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
+        bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
+        weights = []
         for block in self.blocks:
-            h = block(h, cos_sin)  # (B, T, D)
-        return self.lm_head(self.ln_f(h))  # (B, T, V)
+            h, w = block(h, self.positional, rope_scaling, bias, return_attention)  # (B, T, D)
+            weights.append(w)
+        logits = self.lm_head(self.ln_f(h))  # (B, T, V)
+        return (logits, tuple(weights)) if return_attention else logits

@@ -1,7 +1,9 @@
-"""Figures of the lab's stored results (pure matplotlib; each function takes ``ax``/``axes`` and returns it).
+"""Figures of the lab's stored results (pure matplotlib + NumPy; each function takes ``ax`` and returns it).
 
-Used by :func:`helpers.lab.evaluate.write_results` to write the PNGs in ``results/``, and available to notebooks that
-want to redraw from ``load_results()`` (e.g. another evaluation length) in well under a second.
+Every series is read from the records of ``results.json`` through :mod:`helpers.lab.report` (mean over seeds, and
+the min–max range over seeds as a band); names, labels and colours come from :mod:`helpers.lab.methods`, i.e. from
+:mod:`helpers.methods`. Used by :func:`helpers.lab.report.write_results` for the PNGs in ``results/`` and by
+notebook 05 to redraw in well under a second.
 """
 
 from __future__ import annotations
@@ -11,22 +13,8 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-ZERO_SHOT = ("rope", "pi", "ntk", "dynamic", "yarn")
-BASELINES = ("window", "none", "sinusoidal", "learned", "rope", "pi_ft", "yarn_ft")
-#: One colour per method, the same in every panel.
-COLORS = {
-    "rope": "tab:red",
-    "pi": "tab:orange",
-    "ntk": "tab:green",
-    "dynamic": "tab:olive",
-    "yarn": "tab:purple",
-    "none": "tab:blue",
-    "sinusoidal": "tab:cyan",
-    "learned": "tab:gray",
-    "pi_ft": "tab:brown",
-    "yarn_ft": "tab:pink",
-    "window": "0.5",
-}
+from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
+from helpers.lab.report import record, seed_values, seeds_of
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axes:
@@ -35,55 +23,91 @@ def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axe
     return Figure(figsize=figsize, layout="constrained").add_subplot()
 
 
-def plot_loss_by_position(
-    results: dict, methods: tuple[str, ...] = ZERO_SHOT, *, length: int | None = None, ax: Axes | None = None
-) -> Axes:
-    """Language-modelling loss (nats) against position at evaluation length T (default: the longest), one line per
-    method; dashed verticals at L (training length) and at the fine-tune length 4L. Methods that cannot run at T
-    are listed in the legend as "cannot run"."""
+def loss_by_position(results: dict, method: str, length: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(bucket centres (n_buckets,), loss (n_seeds, n_buckets)) of ``method`` at T, or None if it cannot run."""
+    rows = []
+    centres = None
+    for seed in seeds_of(results, method):
+        r = record(results, method, seed, "lm", length)
+        if r["status"] != "ok":
+            return None
+        centres = np.asarray(r["metrics"]["bucket_starts"]) + results["meta"]["bucket"] / 2  # (n_buckets,)
+        rows.append(r["metrics"]["loss_by_bucket"])
+    return centres, np.asarray(rows, dtype=np.float64)  # (n_buckets,), (n_seeds, n_buckets)
+
+
+def plot_loss_by_position(results: dict, methods, *, length: int | None = None, ax: Axes | None = None) -> Axes:
+    """Copy-LM loss (nats) against position at evaluation length T (default: the longest): the mean over seeds as a
+    line, the range over seeds as a band; dashed verticals at L and 4L. Methods that cannot run at T are listed in
+    the legend as "cannot run"."""
     ax = _new_axes(ax)
     meta = results["meta"]
     length = max(meta["lengths"]) if length is None else length
     train_len = meta["train_len"]
     for m in methods:
-        cell = results["lm"].get(m, {}).get(str(length))
-        label = results["methods"][m]["label"]
-        if cell is None:
+        style = lab_method(m).style()
+        series = loss_by_position(results, m, length)
+        if series is None:
+            ax.plot([], [], ls="none", label=f"{style['label']}: cannot run at {length}")
             continue
-        if cell["status"] != "ok":
-            ax.plot([], [], ls="none", label=f"{label}: cannot run at {length}")
-            continue
-        centers = np.asarray(cell["bucket_starts"]) + meta["bucket"] / 2
-        style = {"ls": ":", "lw": 1.0} if m == "window" else {"marker": ".", "ms": 3, "lw": 1.2}
-        style["color"] = COLORS.get(m)
-        ax.plot(centers, cell["loss_by_bucket"], label=label, **style)
+        centres, losses = series
+        ax.plot(centres, losses.mean(0), lw=1.3, **style)
+        ax.fill_between(centres, losses.min(0), losses.max(0), color=style["color"], alpha=0.15, lw=0)
     for x, text in ((train_len, "L"), (4 * train_len, "4L")):
         if x < length:
             ax.axvline(x, color="0.5", ls="--", lw=0.8)
             ax.text(x, 1.0, f" {text}", transform=ax.get_xaxis_transform(), va="top", fontsize=8, color="0.4")
     ax.set_xlabel("position (tokens)")
     ax.set_ylabel("next-token loss (nats)")
-    ax.set_title(f"Copy-LM loss by position, evaluated at T = {length}")
+    ax.set_title(f"Copy-LM loss by position, T = {length}")
     ax.legend(fontsize=7, loc="best", framealpha=0.9)
     return ax
 
 
-def passkey_grid(results: dict, method: str) -> np.ndarray:
-    """Accuracy (depths, lengths) for ``method``; NaN where the method cannot run."""
+def plot_passkey_by_length(results: dict, methods, *, ax: Axes | None = None) -> Axes:
+    """Passkey accuracy against evaluation length T (log₂ axis): mean over seeds, range over seeds as a band and
+    error bar. A method that cannot run at some T stops there."""
+    ax = _new_axes(ax)
+    lengths = np.asarray(results["meta"]["lengths"])
+    for m in methods:
+        style = lab_method(m).style()
+        values = np.stack([seed_values(results, m, "accuracy", t) for t in lengths], axis=1)  # (n_seeds, n_T)
+        ok = ~np.isnan(values).any(0)  # (n_T,)
+        mean, lo, hi = values.mean(0), values.min(0), values.max(0)
+        ax.plot(lengths[ok], mean[ok], marker="o", ms=3, lw=1.3, **style)
+        ax.fill_between(lengths[ok], lo[ok], hi[ok], color=style["color"], alpha=0.15, lw=0)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lengths, [str(t) for t in lengths])
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("context length T (tokens)")
+    ax.set_ylabel("passkey accuracy (5 digits right)")
+    ax.set_title("Passkey retrieval against length")
+    ax.legend(fontsize=7, loc="best", framealpha=0.9)
+    return ax
+
+
+def passkey_grid(results: dict, method: str, seed: int | None = None) -> np.ndarray:
+    """Accuracy (depths, lengths) of ``method`` for one seed, or the mean over seeds (``seed=None``); NaN where the
+    method cannot run."""
     meta = results["meta"]
-    cols = []
-    for t in meta["lengths"]:
-        cell = results["passkey"][method][str(t)]
-        cols.append(cell["accuracy_by_depth"] if cell["status"] == "ok" else [np.nan] * len(meta["passkey_depths"]))
-    return np.asarray(cols, dtype=np.float64).T  # (depths, lengths)
+    seeds = seeds_of(results, method) if seed is None else [seed]
+    grid = np.zeros((len(meta["passkey_depths"]), len(meta["lengths"])))  # (depths, lengths)
+    for j, t in enumerate(meta["lengths"]):
+        for s in seeds:
+            r = record(results, method, s, "passkey", t)
+            grid[:, j] += np.asarray(r["metrics"]["accuracy_by_depth"]) if r["status"] == "ok" else np.nan
+    return grid / len(seeds)  # (depths, lengths)
 
 
-def plot_passkey_heatmap(results: dict, method: str, *, ax: Axes | None = None, colorbar: bool = False) -> Axes:
-    """Passkey accuracy over evaluation length (x) × key depth (y) for ``method``; grey "n/a" where it cannot run."""
+def plot_passkey_heatmap(
+    results: dict, method: str, *, seed: int | None = None, ax: Axes | None = None, colorbar: bool = False
+) -> Axes:
+    """Passkey accuracy over evaluation length (x) × key depth (y) for ``method`` (mean over seeds unless ``seed``);
+    grey "n/a" where it cannot run."""
     ax = _new_axes(ax, (3.0, 2.6))
     meta = results["meta"]
-    grid = passkey_grid(results, method)  # (depths, lengths)
-    cmap = colormaps["viridis"].with_extremes(bad="0.85")  # grey where the method cannot run
+    grid = passkey_grid(results, method, seed)  # (depths, lengths)
+    cmap = colormaps["viridis"].with_extremes(bad="0.85")
     image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap=cmap, origin="lower", aspect="auto")
     for (i, j), value in np.ndenumerate(grid):
         text = "n/a" if np.isnan(value) else f"{value:.2f}"
@@ -92,39 +116,59 @@ def plot_passkey_heatmap(results: dict, method: str, *, ax: Axes | None = None, 
     ax.set_yticks(range(len(meta["passkey_depths"])), [f"{d:.2f}" for d in meta["passkey_depths"]])
     ax.set_xlabel("context length T (tokens)")
     ax.set_ylabel("key depth (0 = start)")
-    ax.set_title(results["methods"][method]["label"], fontsize=9)
+    which = "mean over seeds" if seed is None else f"seed {seed}"
+    ax.set_title(f"{lab_method(method).label} ({which})", fontsize=9)
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="passkey accuracy")
     return ax
 
 
-def passkey_figure(results: dict) -> Figure:
-    """All methods' passkey heatmaps on one figure (2 rows × 5)."""
-    methods = list(results["methods"])
-    n_cols = 5
-    n_rows = -(-len(methods) // n_cols)
-    fig = Figure(figsize=(2.6 * n_cols, 2.3 * n_rows), layout="constrained")
-    axes = fig.subplots(n_rows, n_cols, squeeze=False)
-    for ax, method in zip(axes.flat, methods, strict=False):
-        plot_passkey_heatmap(results, method, ax=ax)
-    for ax in list(axes.flat)[len(methods) :]:
-        ax.set_visible(False)
-    fig.suptitle(f"Passkey retrieval accuracy: context length × key depth (L = {results['meta']['train_len']})")
-    return fig
+def _groups(results: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    present = set(results["methods"])
+    zero_shot = tuple(m for m in (*ZERO_SHOT, "rope+default_window") if m in present)
+    others = tuple(m for m in (*OTHER_FAMILIES, "rope+default", *FINE_TUNED) if m in present)
+    return zero_shot, others
 
 
 def loss_figure(results: dict) -> Figure:
-    """Two panels at the longest length: zero-shot RoPE methods, and the other encodings plus the fine-tunes."""
+    """Two panels at the longest length: zero-shot RoPE methods (and the window baseline); the other families, plain
+    RoPE and the fine-tunes."""
+    fig = Figure(figsize=(11.0, 3.8), layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    zero_shot, others = _groups(results)
+    plot_loss_by_position(results, zero_shot, ax=left)
+    plot_loss_by_position(results, others, ax=right)
+    left.set_title("zero-shot RoPE scaling (s = T/L)")
+    right.set_title("every family, and fine-tuned RoPE")
+    fig.suptitle(
+        f"Copy-LM loss by position at T = {max(results['meta']['lengths'])} (buckets of {results['meta']['bucket']} "
+        f"positions; line = mean over seeds, band = range over seeds)"
+    )
+    return fig
+
+
+def passkey_figure(results: dict) -> Figure:
+    """Passkey accuracy against length: zero-shot RoPE methods; the other families and the fine-tunes."""
     fig = Figure(figsize=(11.0, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2, sharey=True)
-    plot_loss_by_position(results, tuple(m for m in ZERO_SHOT if m in results["methods"]), ax=left)
-    plot_loss_by_position(results, tuple(m for m in BASELINES if m in results["methods"]), ax=right)
+    zero_shot, others = _groups(results)
+    plot_passkey_by_length(results, zero_shot, ax=left)
+    plot_passkey_by_length(results, others, ax=right)
     left.set_title("zero-shot RoPE scaling (s = T/L)")
-    right.set_title("other encodings, and fine-tuned RoPE")
+    right.set_title("every family, and fine-tuned RoPE")
     fig.suptitle(
-        f"Copy-LM loss by position at T = {max(results['meta']['lengths'])} (buckets of "
-        f"{results['meta']['bucket']} positions)"
+        f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
     )
+    return fig
+
+
+def learned_table_figure(table: np.ndarray, rows_reached: int, learned_sim: np.ndarray, sin_sim: np.ndarray) -> Figure:
+    """Notebook 03's picture: the learned table (N, D), its row similarities (N, N), the sinusoidal table's (N, N)."""
+    fig = Figure(figsize=(11.0, 3.3), layout="constrained")
+    a, b, c = fig.subplots(1, 3, width_ratios=[1.6, 1, 1])
+    plot_learned_table(table, rows_reached, ax=a)
+    plot_similarity(learned_sim, title="learned: cosine similarity of rows", ax=b)
+    plot_similarity(sin_sim, title="sinusoidal: cosine similarity of rows", ax=c)
     return fig
 
 

@@ -1,0 +1,359 @@
+"""The shipped checkpoints: the recipes that produce them, saving and loading, and the resumable training grid.
+
+Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`): the six families pre-trained from scratch
+(``nope``, ``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``t5_bias``: 3000 steps of batch 32 at L = 64) and two
+fine-tunes of ``rope`` (``rope+linear_ft`` = PI, ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale
+factor 4), each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
+the fine-tune of seed k starts from ``rope`` seed k and draws its data (length 256, batch 16) from k too.
+
+Files: ``checkpoints/<model>.seed<k>.pt`` holds the float32 ``state_dict`` (tensors only; loaded with
+``torch.load(weights_only=True)``) and ``<model>.seed<k>.json`` the config, the settings, the command that reproduces
+it and the measured training time. The JSON is written last, so a run cut off mid-way leaves no JSON and is redone.
+
+Command line: ``python -m helpers.lab train`` trains every (model, seed) that is missing, parents first, with a
+progress bar; finished runs are never redone (``--force`` to redo).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+
+import torch
+
+from helpers.lab.model import LabConfig, TinyTransformer
+from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings, fine_tune, run_training
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+L = 64  # the pre-training length of every model
+FT_FACTOR = 4  # fine-tunes run at FT_FACTOR·L with scale factor FT_FACTOR
+ROPE_BASE = 500.0
+SEEDS = (0, 1, 2)
+SCALE = "tiny"  # the one scale shipped (issue 12's second scale is not built)
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """Everything that determines a checkpoint except the seed.
+
+    ``config``: the :class:`LabConfig` of a pre-training (its ``seed`` is replaced per seed), or None for a
+    fine-tune of ``init_from`` with ``rope_scaling``. ``settings``: the :class:`TrainSettings` (``seed`` replaced).
+    """
+
+    name: str
+    description: str
+    settings: TrainSettings
+    config: LabConfig | None = None
+    init_from: str | None = None
+    rope_scaling: dict | None = None
+
+    def settings_for(self, seed: int) -> TrainSettings:
+        """Data seed k for seed k (a fine-tune of seed k also draws from k, at its own length and batch size)."""
+        return dataclasses.replace(self.settings, seed=seed)
+
+    def config_for(self, seed: int) -> LabConfig | None:
+        return None if self.config is None else dataclasses.replace(self.config, seed=seed)
+
+    def command(self, seed: int) -> str:
+        return f"python -m helpers.lab train {self.name} --seeds {seed}"
+
+
+_BASE = {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L}
+PRETRAIN = TrainSettings(steps=3000, batch_size=32, lr=3e-3, warmup=50, passkey_fraction=0.5, passkey_after=0.3)
+_DESCRIPTIONS = {
+    "nope": "no positional encoding (causal mask only)",
+    "sinusoidal": "sinusoidal table added to the token embeddings",
+    "learned": f"learned table with {2 * L} rows, trained at L = {L}",
+    "rope": "RoPE (half_split layout), base 500",
+    "alibi": "ALiBi: per-head linear distance penalty, slopes 2^(-8h/H)",
+    "t5_bias": f"T5 relative bias: 32 causal buckets, max distance {L}, learned per head",
+}
+RECIPES: dict[str, Recipe] = {
+    name: Recipe(name, text, PRETRAIN, config=LabConfig(family=name, **_BASE)) for name, text in _DESCRIPTIONS.items()
+}
+for _key, _scaling in (
+    ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
+    ("yarn", {"rope_type": "yarn", "factor": float(FT_FACTOR), "original_max_position_embeddings": L}),
+):
+    RECIPES[f"rope+{_key}_ft"] = Recipe(
+        f"rope+{_key}_ft",
+        f"rope fine-tuned with {_key} (factor {FT_FACTOR}) at {FT_FACTOR * L} tokens",
+        FINE_TUNE,
+        init_from="rope",
+        rope_scaling=_scaling,
+    )
+MODELS = tuple(RECIPES)
+
+
+def recipe(name: str) -> Recipe:
+    """The :class:`Recipe` of model ``name`` (one of :data:`MODELS`)."""
+    if not isinstance(name, str) or name not in RECIPES:
+        raise ValueError(f"model name must be one of {list(RECIPES)}, got {name!r}")
+    return RECIPES[name]
+
+
+def _seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    return seed
+
+
+def checkpoint_id(name: str, seed: int) -> str:
+    """``"<model>.seed<k>"``: the file stem of a checkpoint."""
+    return f"{recipe(name).name}.seed{_seed(seed)}"
+
+
+def checkpoint_paths(name: str, seed: int, directory: Path = CHECKPOINT_DIR) -> tuple[Path, Path]:
+    """(weights ``.pt``, metadata ``.json``) of checkpoint (name, seed)."""
+    stem = checkpoint_id(name, seed)
+    return Path(directory) / f"{stem}.pt", Path(directory) / f"{stem}.json"
+
+
+def is_trained(name: str, seed: int, directory: Path = CHECKPOINT_DIR) -> bool:
+    """True when both files exist (the JSON is written last)."""
+    return all(p.exists() for p in checkpoint_paths(name, seed, directory))
+
+
+# --------------------------------------------------------------------------- training a recipe
+def train_recipe(
+    name: str,
+    seed: int,
+    *,
+    directory: Path = CHECKPOINT_DIR,
+    progress: bool = True,
+    prefix: str = "",
+    steps: int | None = None,
+) -> tuple[TinyTransformer, TrainLog]:
+    """Train checkpoint (``name``, ``seed``) from its recipe (a fine-tune loads its parent of the same seed).
+    ``steps`` overrides the recipe's step count (smoke runs)."""
+    spec = recipe(name)
+    settings = spec.settings_for(_seed(seed))
+    if steps is not None:
+        settings = dataclasses.replace(settings, steps=steps)
+    if spec.init_from is None:
+        model = TinyTransformer(spec.config_for(seed))
+        return model, run_training(model, settings, progress=progress, prefix=prefix)
+    parent = load_model(spec.init_from, seed, directory=directory)
+    return fine_tune(parent, spec.rope_scaling, settings, progress=progress, prefix=prefix)
+
+
+def _atomic_write(path: Path, write) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def save_checkpoint(
+    model: TinyTransformer,
+    name: str,
+    seed: int,
+    log: TrainLog,
+    *,
+    directory: Path = CHECKPOINT_DIR,
+    command: str | None = None,
+) -> Path:
+    """Write ``<model>.seed<k>.pt`` (float32 state_dict, tensors only) then ``.json`` (config, settings, timing)."""
+    spec = recipe(name)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    weights, meta_path = checkpoint_paths(name, seed, directory)
+    state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    _atomic_write(weights, lambda p: torch.save(state, p))
+    meta = {
+        "name": spec.name,
+        "seed": seed,
+        "scale": SCALE,
+        "description": spec.description,
+        "command": command or spec.command(seed),
+        "config": model.config.to_dict(),
+        "rows_reached": model.rows_reached,
+        "n_parameters": model.n_parameters,
+        "init_from": checkpoint_id(spec.init_from, seed) if spec.init_from else None,
+        "settings": log.settings.to_dict(),
+        "training": {
+            "steps": log.steps,
+            "length": log.length,
+            "batch_size": log.batch_size,
+            "seconds": round(log.seconds, 1),
+            "threads": log.threads,
+            "final_loss": round(log.final_loss, 4),
+            "loss_every_50_steps": [round(x, 4) for x in log.losses[::50]],
+        },
+        "torch_version": torch.__version__,
+    }
+    _atomic_write(meta_path, lambda p: p.write_text(json.dumps(meta, indent=2) + "\n"))
+    return weights
+
+
+def checkpoint_metadata(name: str, seed: int = 0, *, directory: Path = CHECKPOINT_DIR) -> dict:
+    """The JSON written next to checkpoint (``name``, ``seed``)."""
+    _, path = checkpoint_paths(name, seed, directory)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"checkpoint {checkpoint_id(name, seed)!r} is not trained yet: {path} is missing; "
+            f"run `{recipe(name).command(seed)}`"
+        )
+    return json.loads(path.read_text())
+
+
+_LOADED: dict[tuple[str, str, int], TinyTransformer] = {}
+
+
+def load_model(name: str, seed: int = 0, *, directory: Path = CHECKPOINT_DIR, cache: bool = True) -> TinyTransformer:
+    """Checkpoint (``name``, ``seed``) in eval mode: ``torch.load(weights_only=True)`` (plain tensors, no arbitrary
+    unpickling) plus its JSON config. ``cache``: return the same object on later calls in this process (evaluation
+    never changes a model; pass ``cache=False`` for a private copy to modify)."""
+    key = (str(Path(directory)), recipe(name).name, _seed(seed))
+    if cache and key in _LOADED:
+        return _LOADED[key]
+    meta = checkpoint_metadata(name, seed, directory=directory)
+    model = TinyTransformer(LabConfig.from_dict(meta["config"]))
+    weights, _ = checkpoint_paths(name, seed, directory)
+    state = torch.load(weights, map_location="cpu", weights_only=True)
+    model.load_state_dict({k: v.float() for k, v in state.items()})
+    model.rows_reached = int(meta["rows_reached"])
+    model.eval()
+    if cache:
+        _LOADED[key] = model
+    return model
+
+
+def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
+    """One dict per checkpoint on disk: name, seed, family, rope_scaling, train_len, steps, length, seconds,
+    final_loss, size_bytes, command (in :data:`MODELS` order, then by seed)."""
+    rows = []
+    for name in MODELS:
+        for path in sorted(Path(directory).glob(f"{name}.seed*.json")):
+            meta = json.loads(path.read_text())
+            if meta["name"] != name:
+                continue
+            weights = path.with_name(path.name[: -len(".json")] + ".pt")
+            rows.append(
+                {
+                    "name": name,
+                    "seed": meta["seed"],
+                    "family": meta["config"]["family"],
+                    "rope_scaling": meta["config"]["rope_scaling"],
+                    "train_len": meta["config"]["train_len"],
+                    "steps": meta["training"]["steps"],
+                    "length": meta["training"]["length"],
+                    "seconds": meta["training"]["seconds"],
+                    "final_loss": meta["training"]["final_loss"],
+                    "size_bytes": weights.stat().st_size + path.stat().st_size,
+                    "command": meta["command"],
+                }
+            )
+    return sorted(rows, key=lambda r: (MODELS.index(r["name"]), r["seed"]))
+
+
+def write_checkpoint_index(directory: Path = CHECKPOINT_DIR) -> Path:
+    """Write ``README.md`` in the checkpoint directory: one row per checkpoint with its size, measured training time
+    and the command that reproduces it (generated from the JSON files, never typed in)."""
+    rows = list_checkpoints(directory=directory)
+    lines = [
+        "# Lab checkpoints",
+        "",
+        "Generated by `python -m helpers.lab train` from the JSON next to each checkpoint. Weights are float32",
+        "`state_dict`s (tensors only; `torch.load(weights_only=True)`); configs are JSON. Times are wall-clock seconds",
+        "with 1 torch thread on the shared 2-core machine, measured when the checkpoint was made while other jobs were",
+        "running (so they are inflated and vary with the load).",
+        "",
+        "| checkpoint | family | RoPE scaling | seed | steps | length | seconds | final loss | size (KB) | command |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        scaling = json.dumps(r["rope_scaling"]) if r["rope_scaling"] else "-"
+        lines.append(
+            f"| {r['name']} | {r['family']} | `{scaling}` | {r['seed']} | {r['steps']} | {r['length']} | "
+            f"{r['seconds']:.1f} | {r['final_loss']:.3f} | {r['size_bytes'] / 1024:.0f} | `{r['command']}` |"
+        )
+    total = sum(r["size_bytes"] for r in rows)
+    lines += [
+        "",
+        f"Total: {len(rows)} checkpoints, {total / 1024 / 1024:.1f} MB; total training time "
+        f"{sum(r['seconds'] for r in rows) / 60:.1f} min.",
+        "",
+    ]
+    path = Path(directory) / "README.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def pending_runs(names, seeds, *, directory: Path = CHECKPOINT_DIR, force: bool = False) -> list[tuple[str, int]]:
+    """The (model, seed) runs still to do, parents before fine-tunes (a fine-tune's parent is added if missing)."""
+    wanted = {(recipe(n).name, _seed(s)) for n in names for s in seeds}
+    for n, s in list(wanted):
+        parent = recipe(n).init_from
+        if parent and not is_trained(parent, s, directory):
+            wanted.add((parent, s))
+    order = sorted(wanted, key=lambda run: (recipe(run[0]).init_from is not None, run[1], MODELS.index(run[0])))
+    return [run for run in order if force or not is_trained(*run, directory)]
+
+
+def _claim(name: str, seed: int, directory: Path) -> Path | None:
+    """Create ``<id>.lock`` (holding this process id) unless another live process holds it; None if taken."""
+    lock = Path(directory) / f"{checkpoint_id(name, seed)}.lock"
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                os.kill(int(lock.read_text() or 0), 0)  # the holder is alive: leave the run to it
+                return None
+            except (ProcessLookupError, ValueError):
+                lock.unlink(missing_ok=True)  # a stale lock from a run that was cut off
+                continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return lock
+    return None
+
+
+def train_all(
+    names=MODELS,
+    seeds=SEEDS,
+    *,
+    directory: Path = CHECKPOINT_DIR,
+    progress: bool = True,
+    force: bool = False,
+    steps: int | None = None,
+    log=print,
+) -> list[dict]:
+    """Train every missing (model, seed) of ``names`` × ``seeds``, saving each as soon as it finishes (a cut-off
+    session loses at most the run in progress). Several processes may share the grid: each run is claimed with a
+    lock file and re-checked before it starts, so no run is trained twice. Returns one dict per run done here:
+    name, seed, seconds, final_loss."""
+    runs = pending_runs(names, seeds, directory=directory, force=force)
+    done = []
+    start = time.perf_counter()
+    for i, (name, seed) in enumerate(runs, 1):
+        parent = recipe(name).init_from
+        if (not force and is_trained(name, seed, directory)) or (parent and not is_trained(parent, seed, directory)):
+            continue  # finished meanwhile by another process, or its parent is still being trained elsewhere
+        lock = _claim(name, seed, directory)
+        if lock is None:
+            continue
+        try:
+            prefix = f"run {i}/{len(runs)} {checkpoint_id(name, seed):<22s} "
+            model, train_log = train_recipe(
+                name, seed, directory=directory, progress=progress, prefix=prefix, steps=steps
+            )
+            command = recipe(name).command(seed) + (f" --steps {steps}" if steps is not None else "")
+            if Path(directory) != CHECKPOINT_DIR:
+                command += f" --out {directory}"
+            save_checkpoint(model, name, seed, train_log, directory=directory, command=command)
+        finally:
+            lock.unlink(missing_ok=True)
+        _LOADED.pop((str(Path(directory)), name, seed), None)
+        write_checkpoint_index(directory)
+        done.append({"name": name, "seed": seed, "seconds": train_log.seconds, "final_loss": train_log.final_loss})
+        log(
+            f"{checkpoint_id(name, seed)}: {train_log.steps} steps in {train_log.seconds:.1f} s, final loss "
+            f"{train_log.final_loss:.3f} (elapsed {(time.perf_counter() - start) / 60:.1f} min)"
+        )
+    return done

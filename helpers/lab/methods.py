@@ -1,0 +1,143 @@
+"""The lab's evaluation methods: which checkpoint, and how RoPE is scaled at evaluation length T.
+
+Every identifier is built from :mod:`helpers.methods` (the course's one vocabulary), and so are labels and colours:
+
+==========================  ==================  ===============================================================
+method                      checkpoint          at evaluation length T (s = T/L, L = the training length)
+==========================  ==================  ===============================================================
+nope, sinusoidal, learned,  the family's own    the family as trained (the learned table cannot run past its
+alibi, t5_bias                                  2L rows; the others run at any T with nothing changed)
+rope+default                rope                plain RoPE: θ_i unchanged (extrapolation)
+rope+linear                 rope                zero-shot Position Interpolation ``{"rope_type": "linear", "factor": s}``
+rope+ntk                    rope                zero-shot static NTK-aware ``{"rope_type": "ntk", "factor": s}``
+rope+dynamic                rope                zero-shot dynamic NTK ``{"rope_type": "dynamic", "factor": 1}``
+rope+yarn                   rope                zero-shot YaRN ``{"rope_type": "yarn", "factor": s, ...}``
+rope+default_window         rope                a baseline, not a method: plain RoPE on independent L-token
+                                                windows (passkey: only the last L tokens are seen)
+rope+linear_ft              rope+linear_ft      fine-tuned 400 steps at 4L with PI s = 4; always runs with s = 4
+rope+yarn_ft                rope+yarn_ft        fine-tuned 400 steps at 4L with YaRN s = 4; always runs with s = 4
+==========================  ==================  ===============================================================
+
+Zero-shot methods use s = max(1, T/L), so at T = L every one of them is plain RoPE.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
+
+__all__ = ["METHODS", "LabMethod", "lab_method", "rope_scaling_for"]
+
+
+@dataclasses.dataclass(frozen=True)
+class LabMethod:
+    """One evaluation method of the lab.
+
+    ``family``: a key of :data:`helpers.methods.POSITIONAL_FAMILIES`. ``scaling``: a key of
+    :data:`helpers.methods.SCALING_METHODS` (RoPE methods only, else None). ``finetune``: the checkpoint was
+    fine-tuned with that scaling (it then always runs with its own dict). ``window``: the L-token-window baseline.
+    """
+
+    family: str
+    scaling: str | None = None
+    finetune: bool = False
+    window: bool = False
+
+    @property
+    def name(self) -> str:
+        if self.scaling is None:
+            return self.family
+        suffix = "_ft" if self.finetune else "_window" if self.window else ""
+        return f"{self.family}+{self.scaling}{suffix}"
+
+    @property
+    def checkpoint(self) -> str:
+        """The model (a key of :data:`helpers.lab.checkpoints.RECIPES`) this method evaluates."""
+        return self.name if self.finetune else self.family
+
+    @property
+    def zero_shot(self) -> bool:
+        return self.family == "rope" and not self.finetune and not self.window
+
+    @property
+    def label(self) -> str:
+        if self.scaling is None:
+            return POSITIONAL_FAMILIES[self.family].label
+        base = SCALING_METHODS[self.scaling].label
+        if self.finetune:
+            return f"{base} fine-tuned (s=4)"
+        if self.window:
+            return f"{base}, L-token windows"
+        return base if self.scaling == "default" else f"{base} zero-shot"
+
+    @property
+    def color(self) -> str:
+        if self.window:
+            return "0.6"
+        return (POSITIONAL_FAMILIES[self.family] if self.scaling is None else SCALING_METHODS[self.scaling]).color
+
+    @property
+    def linestyle(self) -> str:
+        if self.window:
+            return ":"
+        if self.finetune:
+            return "--"
+        return "-"
+
+    def style(self) -> dict[str, str]:
+        """Matplotlib keywords: ``color``, ``ls``, ``label``."""
+        return {"color": self.color, "ls": self.linestyle, "label": self.label}
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, **dataclasses.asdict(self), "checkpoint": self.checkpoint, "label": self.label}
+
+
+METHODS: dict[str, LabMethod] = {
+    m.name: m
+    for m in (
+        LabMethod("nope"),
+        LabMethod("sinusoidal"),
+        LabMethod("learned"),
+        LabMethod("alibi"),
+        LabMethod("t5_bias"),
+        LabMethod("rope", "default"),
+        LabMethod("rope", "default", window=True),
+        LabMethod("rope", "linear"),
+        LabMethod("rope", "ntk"),
+        LabMethod("rope", "dynamic"),
+        LabMethod("rope", "yarn"),
+        LabMethod("rope", "linear", finetune=True),
+        LabMethod("rope", "yarn", finetune=True),
+    )
+}
+#: The zero-shot RoPE methods, in the order tables list them.
+ZERO_SHOT = tuple(name for name, m in METHODS.items() if m.zero_shot)
+#: Families other than RoPE.
+OTHER_FAMILIES = tuple(name for name, m in METHODS.items() if m.scaling is None)
+FINE_TUNED = tuple(name for name, m in METHODS.items() if m.finetune)
+
+
+def lab_method(name: str) -> LabMethod:
+    """The :class:`LabMethod` called ``name`` (a key of :data:`METHODS`)."""
+    if not isinstance(name, str) or name not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {name!r}")
+    return METHODS[name]
+
+
+def rope_scaling_for(method: str, length: int, train_len: int, trained_scaling: dict | None = None) -> dict | None:
+    """The HF-style scaling dict ``method`` uses at evaluation length T (None = plain RoPE, or not a RoPE model).
+
+    ``trained_scaling``: the fine-tuned checkpoint's own dict (fine-tuned methods return it unchanged).
+    """
+    spec = lab_method(method)
+    if spec.family != "rope" or spec.window or spec.scaling == "default":
+        return None
+    if spec.finetune:
+        return trained_scaling
+    factor = max(1.0, length / train_len)
+    if spec.scaling == "dynamic":
+        return {"rope_type": "dynamic", "factor": 1.0}
+    if spec.scaling == "yarn":
+        return {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": train_len}
+    return {"rope_type": spec.scaling, "factor": factor}

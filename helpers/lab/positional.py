@@ -1,0 +1,218 @@
+"""Where position enters the tiny transformer: one object with three hooks.
+
+Every positional family is a :class:`Positional` with the same small interface, called at fixed places by
+:class:`helpers.lab.model.TinyTransformer`::
+
+    h = positional.add_to_embeddings(h)            # (B, T, D): absolute tables add here (else unchanged)
+    q, k = positional.rotate(q, k, rope_scaling)   # (B, H, T, d_h): RoPE rotates here (else unchanged)
+    bias = positional.score_bias(T)                # (H, T, T) added to q·kᵀ/√d_h, or None
+
+Families (identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`):
+
+* ``nope``: nothing; the causal mask alone tells positions apart (Haviv et al. 2022, arXiv 2203.16634;
+  Kazemnejad et al. 2023, arXiv 2305.19466).
+* ``sinusoidal``: h + PE[pos], PE from :func:`helpers.sinusoidal.sinusoidal_table` (Vaswani et al., arXiv 1706.03762
+  §3.5), computed for any T.
+* ``learned``: h + P[pos], P a :class:`helpers.learned.LearnedPositionalEmbedding` (raises IndexError past its rows).
+* ``rope``: q and k rotated by :func:`helpers.rope.apply_rope`; frequencies and attention factor from any method of
+  :data:`helpers.scaling.ROPE_SCALING` (Su et al., arXiv 2104.09864 §3.2). cos/sin come from
+  :class:`helpers.rope.RopeCache`, one cache per scaling dict (per length T for ``dynamic``, whose frequencies
+  depend on T).
+* ``alibi``: bias −slope_h·(m − n) for key n ≤ query m, :func:`helpers.score_biases.alibi_bias` (slopes 2^(−8h/H);
+  Press et al. 2022, arXiv 2108.12409 §3). Nothing learned, nothing to change past L.
+* ``t5_bias``: bias table[bucket(n − m), h], a learned scalar per head and causal relative-position bucket
+  (:class:`helpers.score_biases.T5RelativeBias`: exact up to num_buckets/2, log-spaced up to ``max_distance``, one
+  shared bucket beyond; Raffel et al. 2020, arXiv 1910.10683 §2.1). The lab uses 32 buckets (T5's) and
+  ``max_distance`` = L = 64 (T5 uses 128 at 512 training tokens): every bucket is reached in training, and every
+  distance >= L shares the last one, so the model runs at any T on trained parameters.
+"""
+
+from __future__ import annotations
+
+import json
+
+import torch
+from torch import nn
+
+from helpers import score_biases
+from helpers.learned import LearnedPositionalEmbedding
+from helpers.rope import RopeCache, apply_rope
+from helpers.scaling import rope_parameters_from_config
+from helpers.score_biases import alibi_bias
+from helpers.sinusoidal import sinusoidal_table
+
+__all__ = [
+    "AlibiBias",
+    "LearnedTable",
+    "NoPositional",
+    "Positional",
+    "RopeRotation",
+    "SinusoidalTable",
+    "T5RelativeBias",
+    "make_positional",
+]
+
+
+#: Scaling methods whose frequencies depend on the current length T (one cache per T for them).
+LENGTH_DEPENDENT = ("dynamic", "longrope")
+
+
+class Positional(nn.Module):
+    """The interface: three hooks, each the identity (or no bias) unless a family overrides it."""
+
+    family = "nope"
+
+    def add_to_embeddings(self, h: torch.Tensor) -> torch.Tensor:
+        """h (B, T, D) → h + position vectors (B, T, D). Default: unchanged."""
+        return h
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """q, k (B, H, T, d_h) → rotated q, k. Default: unchanged (``rope_scaling`` only matters for RoPE)."""
+        return q, k
+
+    def score_bias(self, length: int) -> torch.Tensor | None:
+        """An additive bias (H, T, T) for the logits q·kᵀ/√d_h at query m, key n, or None. Default: None."""
+        return None
+
+
+class NoPositional(Positional):
+    """``nope``: no positional signal at all (the causal mask still leaks order)."""
+
+    family = "nope"
+
+
+class SinusoidalTable(Positional):
+    """``sinusoidal``: h + PE[0..T−1], the fixed table of Vaswani §3.5 (float32, cached per T)."""
+
+    family = "sinusoidal"
+
+    def __init__(self, d_model: int, base: float):
+        super().__init__()
+        self.d_model, self.base = d_model, base
+        self._tables: dict[int, torch.Tensor] = {}
+
+    def table(self, length: int) -> torch.Tensor:
+        """PE (T, d_model) as float32."""
+        if length not in self._tables:
+            table = sinusoidal_table(length, self.d_model, self.base)  # (T, D) float64
+            self._tables[length] = torch.from_numpy(table).float()  # (T, D)
+        return self._tables[length]
+
+    def add_to_embeddings(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.table(h.shape[1])  # (B, T, D)
+
+
+class LearnedTable(Positional):
+    """``learned``: h + P[0..T−1], a trainable table of ``max_seq_len`` rows (IndexError past it).
+
+    ``rows_reached``: training has sent gradient to rows 0..rows_reached−1 (set by the trainer; saved with the
+    checkpoint).
+    """
+
+    family = "learned"
+
+    def __init__(self, max_seq_len: int, d_model: int, *, init_std: float, seed: int):
+        super().__init__()
+        self.embedding = LearnedPositionalEmbedding(max_seq_len, d_model, init_std=init_std, seed=seed)
+        self.rows_reached = 0
+
+    def add_to_embeddings(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.embedding(h.shape[1])  # (B, T, D); IndexError past the table
+
+
+class RopeRotation(Positional):
+    """``rope``: rotate q and k of every head by m·θ_i (``layout`` "half_split" or "interleaved").
+
+    ``rope_scaling``: an HF-style dict (``{"rope_type": "yarn", "factor": 4.0, ...}``) or None (plain RoPE); the
+    frequencies and attention factor a come from :func:`helpers.scaling.rope_parameters_from_config` with
+    ``max_position_embeddings = train_len`` and ``seq_len = T`` (dynamic NTK sees the current length, as HF's
+    ``dynamic_rope_update`` does). a multiplies cos and sin, so the logits are multiplied by a².
+    """
+
+    family = "rope"
+
+    def __init__(self, head_dim: int, base: float, *, layout: str, train_len: int):
+        super().__init__()
+        self.head_dim, self.base, self.layout, self.train_len = head_dim, base, layout, train_len
+        self._caches: dict[tuple[str, int | None], RopeCache] = {}
+
+    def cache(self, rope_scaling: dict | None, length: int) -> RopeCache:
+        """The :class:`helpers.rope.RopeCache` for this scaling dict (and this T, for ``dynamic``)."""
+        kind = (rope_scaling or {}).get("rope_type", (rope_scaling or {}).get("type"))
+        key = (json.dumps(rope_scaling, sort_keys=True), length if kind in LENGTH_DEPENDENT else None)
+        if key not in self._caches:
+            inv_freq, factor = rope_parameters_from_config(
+                rope_scaling,
+                head_dim=self.head_dim,
+                base=self.base,
+                seq_len=length,
+                max_position_embeddings=self.train_len,
+            )  # (d_h/2,), float
+            self._caches[key] = RopeCache(inv_freq, attention_factor=factor)
+        return self._caches[key]
+
+    def cos_sin(self, length: int, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin (T, d_h/2) for positions 0..T−1, times the attention factor."""
+        return self.cache(rope_scaling, length).get(length)  # (T, d_h/2) each
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
+        cos, sin = self.cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
+        return apply_rope(q, cos, sin, layout=self.layout), apply_rope(k, cos, sin, layout=self.layout)
+
+
+class AlibiBias(Positional):
+    """``alibi``: score bias −slope_h·(m − n) (H, T, T) from :func:`helpers.score_biases.alibi_bias` (cached per T).
+
+    Slopes 2^(−8h/H) (the paper's rule for other H). Entries above the diagonal are removed by the causal mask.
+    """
+
+    family = "alibi"
+
+    def __init__(self, n_heads: int):
+        super().__init__()
+        self.n_heads = n_heads
+        self._biases: dict[int, torch.Tensor] = {}
+
+    def score_bias(self, length: int) -> torch.Tensor:
+        if length not in self._biases:
+            self._biases[length] = alibi_bias(self.n_heads, length)  # (H, T, T)
+        return self._biases[length]
+
+
+class T5RelativeBias(Positional):
+    """``t5_bias``: score bias table[bucket(n − m), h] (H, T, T) from a :class:`helpers.score_biases.T5RelativeBias`
+    (causal buckets; table (num_buckets, H) initialised N(0, 0.02²) from the config's seed)."""
+
+    family = "t5_bias"
+
+    def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int, seed: int):
+        super().__init__()
+        self.relative = score_biases.T5RelativeBias(
+            n_heads, num_buckets=num_buckets, max_distance=max_distance, bidirectional=False, seed=seed
+        )
+
+    def score_bias(self, length: int) -> torch.Tensor:
+        return self.relative(length)  # (H, T, T)
+
+
+def make_positional(config) -> Positional:
+    """The :class:`Positional` of a :class:`helpers.lab.model.LabConfig` (its ``family``)."""
+    family = config.family
+    if family == "nope":
+        return NoPositional()
+    if family == "sinusoidal":
+        return SinusoidalTable(config.d_model, config.sinusoidal_base)
+    if family == "learned":
+        return LearnedTable(config.max_seq_len, config.d_model, init_std=config.learned_init_std, seed=config.seed)
+    if family == "rope":
+        return RopeRotation(config.head_dim, config.rope_base, layout=config.rope_layout, train_len=config.train_len)
+    if family == "alibi":
+        return AlibiBias(config.n_heads)
+    if family == "t5_bias":
+        return T5RelativeBias(
+            config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance, seed=config.seed
+        )
+    raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+
+
+FAMILIES = ("nope", "sinusoidal", "learned", "rope", "alibi", "t5_bias")
