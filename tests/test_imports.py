@@ -31,7 +31,10 @@ LAYERS: dict[str, int] = {
     "helpers.scaling": 2,
     "helpers.attention": 2,
     "helpers.score_biases": 1,  # ALiBi and T5 biases: maths on torch, below the lab
-    "helpers.lab": 3,  # the tiny-model lab may import any maths module
+    "helpers.lab": 3,
+    "helpers.real": 3,
+    "helpers.real.__main__": 6,  # command-line entry points may use the figures too
+    "helpers.lab.__main__": 6,  # chapter 07's real model: loading, forward pass, evaluation (maths modules below it)  # the tiny-model lab may import any maths module
     "helpers.plots": 4,
     "helpers.widgets": 5,
 }

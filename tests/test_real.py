@@ -417,7 +417,7 @@ def test_try_it_panel_draws_and_memoises(model, tok):
     assert wr.try_it_data(model, tok, ids, "linear", 4.0, 256) is data
     assert data["mean_diff"] > 0  # PI at s = 4 costs something inside the trained length
     fig = Figure(figsize=(6.4, 3.4))
-    ax = wr.draw_try_it(fig, data, "linear", 4.0, 256)
+    ax = wr.draw_try_it(data, "linear", 4.0, 256, fig=fig)
     assert "s = 4" in ax.get_title() and "passkey" in ax.get_title()
     panel = wr.try_it_panel(model, tok, ids, EVAL_METHODS, method="linear", factor=4.0, n_tokens=256)  # cached
     assert len(panel.children) == 4

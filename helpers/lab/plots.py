@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
-from helpers.lab.report import record, seed_values, seeds_of
+from helpers.lab.records import record, seed_values, seeds_of
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axes:

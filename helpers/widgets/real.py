@@ -3,8 +3,9 @@ tokens live), see the loss by position against plain RoPE and one passkey trial.
 
 The drawing function :func:`draw_try_it` is plain (tests and the notebook's static figure call it directly); the
 expensive part, :func:`try_it_data`, is memoised per (method, s, length), so moving back to a setting is instant.
-ipywidgets 7.7 and 8: only Dropdown, FloatSlider and interactive_output (via :func:`figure_panel`).
-Used by notebook 07.
+ipywidgets 7.7 and 8: only Dropdown, FloatSlider and interactive_output (via the course's one panel builder,
+:func:`helpers.widgets._common.panel`). A redraw clears and redraws the panel's one axes: its cost is the model's
+forward passes (seconds), not the drawing. Used by notebook 07.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import numpy as np
 
 from helpers.methods import method_info
 from helpers.plots.real import plot_loss_by_position
-from helpers.widgets._common import LAYOUT, STYLE, figure_panel, float_slider
+from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, panel, view_on
 
-__all__ = ["LENGTHS", "draw_try_it", "try_it_data", "try_it_panel"]
+__all__ = ["LENGTHS", "TRY_IT_LAYOUT", "draw_try_it", "try_it_data", "try_it_panel"]
+
+TRY_IT_LAYOUT = Layout((6.4, 3.4), left=0.1, bottom=0.15, right=0.98, top=0.84)
 
 #: Live lengths (tokens): short enough for a few seconds per setting on 2 CPU cores.
 LENGTHS = (128, 256, 512)
@@ -52,23 +55,33 @@ def try_it_data(model, tokenizer, ids, method: str, factor: float, n_tokens: int
     return data
 
 
-def draw_try_it(fig, data: dict, method: str, factor: float, n_tokens: int, context_length: int = 8192):
-    """Draw the panel's figure into ``fig`` (a matplotlib Figure) from :func:`try_it_data`'s result."""
-    ax = fig.add_subplot(1, 1, 1)
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.15)
-    curves = {"default": (data["x"], data["default"])}
-    if method != "default":
-        curves[method] = (data["x"], data["method"])
-    plot_loss_by_position(curves, context_length, ax=ax)
-    ax.set_xlim(0, n_tokens)
-    p = data["passkey"]
-    verdict = "found" if p["correct"] else f"missed (said{p['predicted']!r})"
-    ax.set_title(
-        f"{method_info(method).label}, s = {factor:g}, {n_tokens} tokens: loss {data['mean_diff']:+.3f} nats vs plain\n"
-        f"passkey {data['key']} at depth 50 %: {verdict}",
-        fontsize=9,
-    )
-    return ax
+class TryItView(View):
+    layout = TRY_IT_LAYOUT
+
+    def setup(self, axes) -> None:
+        pass  # drawn by update: the curves' number changes with the method
+
+    def update(self, data: dict, method: str, factor: float, n_tokens: int, context_length: int):
+        ax = self.axes
+        ax.cla()
+        curves = {"default": (data["x"], data["default"])}
+        if method != "default":
+            curves[method] = (data["x"], data["method"])
+        plot_loss_by_position(curves, context_length, ax=ax)
+        ax.set_xlim(0, n_tokens)
+        p = data["passkey"]
+        verdict = "found" if p["correct"] else f"missed (said{p['predicted']!r})"
+        ax.set_title(
+            f"{method_info(method).label}, s = {factor:g}, {n_tokens} tokens: loss {data['mean_diff']:+.3f} nats vs "
+            f"plain\npasskey {data['key']} at depth 50 %: {verdict}",
+            fontsize=9,
+        )
+        return ax
+
+
+def draw_try_it(data: dict, method: str, factor: float, n_tokens: int, context_length: int = 8192, *, fig=None):
+    """Draw the panel's figure from :func:`try_it_data`'s result; ``fig``: the panel's figure or None (a new one)."""
+    return view_on(TryItView, fig).update(data, method, factor, n_tokens, context_length)
 
 
 def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 256):
@@ -84,7 +97,8 @@ def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor
     }  # fmt: skip
     L = model.config.context_length
 
-    def draw_into(fig, method, factor, n_tokens):
-        draw_try_it(fig, try_it_data(model, tokenizer, ids, method, factor, n_tokens), method, factor, n_tokens, L)
+    def draw(method, factor, n_tokens, *, fig):
+        data = try_it_data(model, tokenizer, ids, method, factor, n_tokens)
+        return draw_try_it(data, method, factor, n_tokens, L, fig=fig)
 
-    return figure_panel(draw_into, controls, figsize=(6.4, 3.4))
+    return panel(draw, controls, layout=TRY_IT_LAYOUT)
