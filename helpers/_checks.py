@@ -38,6 +38,13 @@ def check_dim(name: str, value) -> int:
     return int(value)
 
 
+def check_bool(name: str, value) -> bool:
+    """A real ``bool`` (not a truthy string or number)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return value
+
+
 def check_positive(name: str, value, *, minimum: float = 0.0, inclusive: bool = False) -> float:
     """A finite real number > minimum (>= minimum if ``inclusive``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -51,7 +58,7 @@ def check_positive(name: str, value, *, minimum: float = 0.0, inclusive: bool = 
 
 
 def check_positions(name: str, positions, *, limit: int | None = None) -> np.ndarray:
-    """Non-negative positions as a float64 array; an int means ``range(positions)``.
+    """Non-negative positions as a float64 array of shape (T,); an int means ``range(positions)``.
 
     ``limit`` (exclusive) turns a too-large position into an IndexError.
     """
@@ -63,6 +70,8 @@ def check_positions(name: str, positions, *, limit: int | None = None) -> np.nda
     arr = np.asarray(positions)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"{name} must be numbers (an int n for range(n), or an array), got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be an int n (for range(n)) or a 1-D array of shape (T,), got shape {arr.shape}")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got {arr[~np.isfinite(arr)][:3]}")

@@ -103,7 +103,11 @@ POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
         "Vaswani et al. 2017, arXiv 1706.03762",
     ),
     "learned": MethodInfo(
-        "learned table", "tab:gray", "-", "a trainable table of L rows added to the token embeddings", "Devlin et al. 2018"
+        "learned table",
+        "tab:gray",
+        "-",
+        "a trainable table of L rows added to the token embeddings",
+        "Devlin et al. 2018",
     ),
     "rope": MethodInfo(
         "RoPE", "black", "-", "q and k rotated by angles proportional to position", "Su et al. 2021, arXiv 2104.09864"

@@ -13,7 +13,8 @@ transformers' ``ROPE_INIT_FUNCTIONS`` registry, and accepts HF's parameter names
 Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
 chapter's b·s approximation, errata E4), ``dynamic`` (HF dynamic NTK), ``yarn`` (as HF computes it), ``yarn_paper``
 (the paper's ramp, for teaching), ``llama3``, ``longrope``. :func:`rope_parameters_from_config` turns a pasted HF
-``rope_scaling`` / ``rope_parameters`` dict into frequencies.
+``rope_scaling`` / ``rope_parameters`` dict into frequencies, :func:`rotary_from_config` into a ready
+:class:`helpers.rope.Rotary` (here, not in :mod:`helpers.rope`, so that imports point one way: scaling -> rope).
 
 Formulas and the HF 5.24 conventions they follow: ``shared/design/reference-formulas.md``. Used by notebook 05.
 """
@@ -27,22 +28,28 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from helpers._checks import check_dim, check_int, check_positive
-from helpers.rope import partial_rotary_dim, rope_inv_freq
+from helpers._checks import check_choice, check_dim, check_int, check_positive
+from helpers.rope import LAYOUTS, Rotary, partial_rotary_dim, rope_inv_freq, rope_score_curve
 
 __all__ = [
     "HF_ROPE_TYPES",
     "ROPE_SCALING",
     "default_inv_freq",
     "dynamic_ntk_inv_freq",
+    "dynamic_ntk_scale",
+    "extension_frequencies",
     "linear_inv_freq",
     "llama3_inv_freq",
     "longrope_inv_freq",
     "ntk_chapter_inv_freq",
     "ntk_inv_freq",
     "ntk_scaled_base",
+    "out_of_range_pairs",
     "rope_parameters_from_config",
+    "rotary_from_config",
     "rotations_in_context",
+    "still_out_of_range",
+    "toy_attention_entropy",
     "yarn_correction_dim",
     "yarn_correction_range",
     "yarn_get_mscale",
@@ -198,11 +205,25 @@ def dynamic_ntk_inv_freq(
     factor = _check_factor(factor)
     seq_len = check_int("seq_len", seq_len, minimum=0)
     max_position_embeddings = _check_length("max_position_embeddings", max_position_embeddings)
-    # l = max(seq_len, L_mp)
-    length = max(seq_len, max_position_embeddings)
     # b' = b · (s·l/L_mp − (s − 1))^(d/(d−2))
-    scaled_base = base * (factor * length / max_position_embeddings - (factor - 1.0)) ** (dim / (dim - 2))
+    scaled_base = base * float(dynamic_ntk_scale(seq_len, factor, max_position_embeddings)) ** (dim / (dim - 2))
     return rope_inv_freq(dim, scaled_base), 1.0  # (d/2,)
+
+
+def dynamic_ntk_scale(lengths, factor: float, max_position_embeddings: int) -> np.ndarray:
+    """Dynamic NTK's effective scale at the current length(s) l: s·max(l, L_mp)/L_mp − (s − 1).
+
+    1 up to l = L_mp (frequencies unchanged while the text is short), then linear in l. With s = 1 it is the YaRN
+    paper's max(1, l/L) (§3.3). ``lengths``: a number or an array (K,); returns float64 of the same shape.
+    Source: HF ``_compute_dynamic_ntk_parameters``; YaRN arXiv 2309.00071 §3.3. Used by notebook 05 (section 4).
+    """
+    factor = _check_factor(factor)
+    max_position_embeddings = _check_length("max_position_embeddings", max_position_embeddings)
+    lengths = np.asarray(lengths, dtype=np.float64)  # (K,) or ()
+    if not np.all(np.isfinite(lengths)) or (lengths.size and lengths.min() < 0):
+        raise ValueError(f"lengths must be finite and >= 0, got {lengths}")
+    # l = max(seq_len, L_mp);  s·l/L_mp − (s − 1)
+    return factor * np.maximum(lengths, max_position_embeddings) / max_position_embeddings - (factor - 1.0)
 
 
 # --------------------------------------------------------------------------- YaRN
@@ -629,3 +650,137 @@ def rope_parameters_from_config(
         described = ", ".join(f"{k!r}{where.get(k, '')}" for k in missing)
         raise ValueError(f"rope_type {rope_type!r} needs {described}; config keys given: {sorted(config)}")
     return fn(dim, base, **kwargs)
+
+
+def rotary_from_config(
+    dim: int,
+    rope_scaling: Mapping | None = None,
+    *,
+    base: float | None = None,
+    layout: str = "interleaved",
+    partial_rotary_factor: float = 1.0,
+    max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+) -> Rotary:
+    """A :class:`helpers.rope.Rotary` for a pasted HF ``rope_scaling`` / ``rope_parameters`` dict.
+
+    ``dim``: the head dimension D; only the first int(D · partial_rotary_factor) dimensions are rotated.
+    ``base``: the model's ``rope_theta``; leave it out when the dict carries ``rope_theta`` (a 5.x
+    ``rope_parameters`` dict), so that a real model's config pastes as it is. An explicit ``base`` that differs
+    from the dict's ``rope_theta`` raises; with neither, base = 10000 (HF ``default_theta``).
+    The other arguments are those of :func:`rope_parameters_from_config`. The rotation uses θ'_i and the attention
+    factor a of the chosen method (cos and sin both times a, so the logits scale by a²).
+
+    Shapes: the returned object rotates x (..., T, D). Source: HF ``RotaryEmbeddingConfigMixin`` and
+    ``ROPE_INIT_FUNCTIONS``. Used by notebook 05 and the tiny-model lab.
+    """
+    check_choice("layout", layout, LAYOUTS)
+    inv_freq, attention_factor = rope_parameters_from_config(
+        rope_scaling,
+        head_dim=dim,
+        base=base,
+        partial_rotary_factor=partial_rotary_factor,
+        max_position_embeddings=max_position_embeddings,
+        seq_len=seq_len,
+    )  # (D_rot/2,), float
+    return Rotary(
+        dim, layout=layout, inv_freq=inv_freq, attention_factor=attention_factor, rotary_dim=2 * len(inv_freq)
+    )
+
+
+# --------------------------------------------------------------------------- comparing the methods
+def extension_frequencies(
+    dim: int, base: float, factor: float, train_len: int, *, methods: Sequence[str] | None = None
+) -> dict[str, ScalingResult]:
+    """Every registry method's ``(inv_freq, attention_factor)`` for running a model trained on L positions at s·L.
+
+    Keys are those of :data:`ROPE_SCALING` (labels and colours: :data:`helpers.methods.SCALING_METHODS`). Each
+    function gets, by its parameter names: ``factor`` = s, ``original_max_position_embeddings`` =
+    ``max_position_embeddings`` = L, ``seq_len`` = round(s·L). A method that reads the current length (``seq_len``)
+    sets its scale from it, so it gets factor 1: HF's dynamic NTK then uses the YaRN paper's s = l/L (§3.3) and
+    equals static NTK-aware at l = s·L. A method that needs more (LongRoPE's searched factor lists) is left out
+    when ``methods`` is None and raises when named.
+
+    Shapes: inv_freq (D/2,) float64 per method. Used by notebook 05 (sections 7 and 9) and its widgets.
+    """
+    dim = check_dim("dim", dim)
+    train_len = _check_length("train_len", train_len)
+    factor = _check_factor(factor)
+    if methods is not None:
+        unknown = [m for m in methods if m not in ROPE_SCALING]
+        if unknown:
+            raise ValueError(f"methods must be keys of ROPE_SCALING {list(ROPE_SCALING)}, got unknown {unknown}")
+    values = {
+        "factor": factor,
+        "original_max_position_embeddings": train_len,
+        "max_position_embeddings": train_len,
+        "seq_len": round(factor * train_len),
+    }
+    out = {}
+    for name in ROPE_SCALING if methods is None else methods:
+        names, required = _method_parameters(ROPE_SCALING[name])
+        missing = sorted(required - set(values))
+        if missing:
+            if methods is None:
+                continue
+            raise ValueError(f"method {name!r} needs {missing}, which extension_frequencies cannot choose for it")
+        kwargs = {k: v for k, v in values.items() if k in names}
+        if "seq_len" in kwargs and "factor" in kwargs:
+            kwargs["factor"] = 1.0  # the scale comes from the current length
+        out[name] = ROPE_SCALING[name](dim, base, **kwargs)
+    return out
+
+
+def out_of_range_pairs(dim: int, base: float, train_len: int, target_len: int) -> np.ndarray:
+    """Boolean (D/2,): pairs whose angles at positions up to L′ include angles never seen up to L.
+
+    Pair i sees the angles [0, L·θ_i] during training. If L·θ_i ≥ 2π it has made a full turn, so every angle
+    (mod 2π) has been seen; otherwise the angles in (L·θ_i, min(L′·θ_i, 2π)) are new whenever L′ > L.
+    The condition L·θ_i < 2π is r_i = L/λ_i < 1: YaRN's α = 1 boundary (arXiv 2309.00071 §3.2).
+    Used by notebook 05 (section 1).
+    """
+    theta = rope_inv_freq(dim, base)  # (D/2,)
+    train_len = check_int("train_len", train_len, minimum=1)
+    target_len = check_int("target_len", target_len, minimum=1)
+    return (train_len * theta < 2 * math.pi) & (target_len > train_len)  # (D/2,)
+
+
+def still_out_of_range(inv_freq, scaled_inv_freq, train_len: int, target_len: int) -> np.ndarray:
+    """Boolean (D/2,): pairs that, with the scaled frequencies θ′, still meet angles unseen in training at L′.
+
+    Pair i saw [0, L·θ_i] in training (the whole circle if L·θ_i ≥ 2π). At L′ with θ′ it needs [0, L′·θ′_i]; it
+    meets new angles iff L·θ_i < 2π and L′·θ′_i > L·θ_i (up to a 1e-12 relative rounding margin).
+    PI (θ′ = θ·L/L′) gives none; NTK-aware leaves the slow pairs but the last partly out of range.
+    Used by notebook 05 (sections 3 and 9).
+    """
+    theta = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
+    scaled = np.asarray(scaled_inv_freq, dtype=np.float64)  # (D/2,)
+    if theta.shape != scaled.shape:
+        raise ValueError(f"inv_freq and scaled_inv_freq must have the same shape, got {theta.shape} and {scaled.shape}")
+    train_len = check_int("train_len", train_len, minimum=1)
+    target_len = check_int("target_len", target_len, minimum=1)
+    return (train_len * theta < 2 * math.pi) & (target_len * scaled > train_len * theta * (1 + 1e-12))  # (D/2,)
+
+
+def toy_attention_entropy(inv_freq, lengths, *, attention_factor: float = 1.0, peak_logit: float = 8.0) -> np.ndarray:
+    """Entropy (nats) of the last query's attention over the n most recent keys, for each n in ``lengths``.
+
+    Toy model: every token has the same content, so the logit at distance Δ is
+    c·a²·mean_i cos(Δ·θ_i) (c = ``peak_logit``, the logit at Δ = 0 without temperature; a = attention factor;
+    :func:`helpers.rope.rope_score_curve`). H(n) = −Σ_{Δ<n} p_Δ ln p_Δ with p = softmax over Δ = 0..n−1, computed
+    for all n at once with running sums. A uniform row would have H = ln n. YaRN's temperature (arXiv 2309.00071
+    §3.4) exists to keep this entropy from growing with n. Shapes: ``lengths`` (K,) of ints >= 1; returns (K,).
+    Used by notebook 05 (section 5).
+    """
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.size == 0 or lengths.min() < 1:
+        raise ValueError(f"lengths must be a 1-D array of integers >= 1, got {lengths!r}")
+    c = check_positive("peak_logit", peak_logit)
+    n_max = int(lengths.max())
+    x = c * rope_score_curve(inv_freq, np.arange(n_max), attention_factor)  # (n_max,)
+    w = np.exp(x - x.max())  # (n_max,) stable: a common shift cancels in p
+    z = np.cumsum(w)  # (n_max,)  Z_n (shifted)
+    wx = np.cumsum(w * (x - x.max()))  # (n_max,)
+    idx = lengths.astype(int) - 1
+    # H = ln Z − E_p[x]  (both with the same shift)
+    return np.log(z[idx]) - wx[idx] / z[idx]  # (K,)

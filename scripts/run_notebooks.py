@@ -5,7 +5,14 @@
 
 This is the "restart and run all" the committed notebooks come from. It strips what changes from run to
 run or is useless without a kernel (saved widget state in ``metadata.widgets``, execution timestamps),
-and prints each notebook's run time. Cells tagged ``raises-exception`` may raise; any other error fails.
+and prints each notebook's run time.
+
+No notebook cell may raise: any error output fails the run (a cell that raises, whatever its tags, and an
+error a widget callback printed), naming the notebook and the cell, and that notebook is left unchanged.
+Each notebook runs in its own child process (``scripts/nbexec.py``, which also removes the cause of the
+stalls seen with nbclient and ipywidgets) with a watchdog: a cell that still stalls (its request or its reply
+lost, or the kernel blocked) fails within 30-90 s, naming the cell, instead of hanging; a cell still busy after
+``--timeout`` seconds fails too. Exit status: 0 if every notebook ran, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nbexec import NotebookRunError, error_outputs, run_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,17 +63,14 @@ def merge_streams(outputs: list) -> list:
 
 
 def run(path: Path, timeout: int = 300) -> float:
+    """Run ``path`` in a fresh kernel and write it back cleaned; NotebookRunError (file untouched) on any error."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=True,
-    )
     t0 = time.perf_counter()
-    client.execute()
+    nb = run_notebook(nb, name=path.name, cwd=path.parent, cell_timeout=timeout)
     elapsed = time.perf_counter() - t0
+    errors = error_outputs(nb)  # also errors that did not fail their cell (printed by a widget callback)
+    if errors:
+        raise NotebookRunError(f"{path.name}: error output in " + "; ".join(errors), kind="error", cell=None)
     clean(nb)
     nbformat.write(nb, path)
     return elapsed
@@ -73,11 +79,19 @@ def run(path: Path, timeout: int = 300) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds a cell may run (default: 300)")
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    failed = []
     for p in paths:
-        print(f"{p.name}: {run(p):.1f} s", flush=True)
-    return 0
+        try:
+            print(f"{p.name}: {run(p, args.timeout):.1f} s", flush=True)
+        except NotebookRunError as e:
+            print(f"FAILED {e}", file=sys.stderr, flush=True)
+            failed.append(p.name)
+    if failed:
+        print(f"{len(failed)} of {len(paths)} notebooks failed (left unchanged): {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -92,6 +92,51 @@ BAD_CALLS = [
         r"mask must be a boolean tensor",
     ),
     (
+        lambda: rope.rotation_matrix(1, 8, 500.0, inv_freq=rope.rope_inv_freq(8)),
+        ValueError,
+        r"give base or inv_freq, not both \(got base=500.0",
+    ),
+    (
+        lambda: rope.Rotary(8, 500.0, inv_freq=rope.rope_inv_freq(8)),
+        ValueError,
+        r"give base or inv_freq, not both \(got base=500.0",
+    ),
+    # issue 10: a mask must match (T_q, T_k) and must not broadcast unbatched q/k/v into a batch
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, mask=torch.ones(5, 3, dtype=torch.bool)),
+        ValueError,
+        r"mask must have shape \(\.\.\., T_q, T_k\) = \(\.\.\., 5, 5\), got \(5, 3\)",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X[0], X[0], X[0], mask=torch.ones(3, 5, 5, dtype=torch.bool)),
+        ValueError,
+        r"mask of shape \(3, 5, 5\) does not broadcast to the scores' shape \(5, 5\) without adding dimensions",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, mask=torch.ones(3, 5, 5, dtype=torch.bool)),
+        ValueError,
+        r"mask of shape \(3, 5, 5\) does not broadcast to the scores' shape \(2, 5, 5\)",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, mask=[[True] * 5] * 5),
+        TypeError,
+        r"mask must be a boolean torch.Tensor \(True = may attend\), got list",
+    ),
+    # issue 10: partial rotary is asked for, never inferred from a short inv_freq; odd D refused
+    (
+        lambda: rope.rope(X, inv_freq=[1.0, 0.1]),
+        ValueError,
+        r"inv_freq must have rotary_dim / 2 = 4 frequencies .* got 2; for partial rotary pass rotary_dim explicitly",
+    ),
+    (lambda: rope.rope(torch.zeros(5, 7)), ValueError, r"x's last dimension D must be even .* got D = 7"),
+    (lambda: rope.rope(X, rotary_dim=10), ValueError, r"rotary_dim must be <= x.shape\[-1\] = 8, got 10"),
+    (lambda: rope.rope(X, rotary_dim=3), ValueError, r"rotary_dim must be a positive even integer, got 3"),
+    (
+        lambda: rope.rope(X, base=500.0, inv_freq=rope.rope_inv_freq(8)),
+        ValueError,
+        r"give base or inv_freq, not both \(got base=500.0",
+    ),
+    (
         lambda: attention.self_attention(X, torch.zeros(6, 4), torch.zeros(8, 4), torch.zeros(8, 4)),
         ValueError,
         r"w_q must have shape \(d_model=8, d\), got \(6, 4\)",
@@ -112,3 +157,53 @@ def test_bad_input_is_refused_clearly(call, exc, pattern):
 
 def test_there_are_at_least_fifteen_distinct_bad_calls():
     assert len({p for _, _, p in BAD_CALLS}) >= 15
+
+
+def test_partial_rotary_on_request_rotates_only_the_first_dimensions():
+    x = torch.randn(5, 8, dtype=torch.float64)
+    out = rope.rope(x, inv_freq=rope.rope_inv_freq(4), rotary_dim=4)
+    assert torch.equal(out[:, 4:], x[:, 4:])
+    assert torch.allclose(out[:, :4], rope.rope(x[:, :4]))
+
+
+def test_a_matching_mask_with_batch_dimensions_is_accepted():
+    mask = attention.causal_mask(5)[None].expand(2, 5, 5)  # (2, 5, 5)
+    out, w = attention.scaled_dot_product_attention(X + 1.0, X, X, mask=mask)
+    assert out.shape == (2, 5, 8) and torch.all(w.triu(1) == 0)
+
+
+MORE_SILENT_ACCEPTANCES = [
+    # found by trying every public function as a new user would (issue 10): each was accepted silently before
+    (lambda: rope.rope_angles(np.zeros((2, 3), int), rope.rope_inv_freq(8)), ValueError, r"got shape \(2, 3\)"),
+    (lambda: rope.rope_cos_sin(np.zeros((2, 3), int), rope.rope_inv_freq(8)), ValueError, r"1-D array of shape \(T,\)"),
+    (lambda: sinusoidal.sinusoidal_table(np.zeros((2, 3)), 8), ValueError, r"positions must be an int n .* got shape"),
+    (
+        lambda: attention.scaled_dot_product_attention(torch.zeros(5, 8), torch.zeros(2, 5, 8), torch.zeros(2, 5, 8)),
+        ValueError,
+        r"q, k and v must have the same leading \(batch, head\) dimensions, got q \(5, 8\), k \(2, 5, 8\)",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, causal="yes"),
+        TypeError,
+        r"causal must be True or False, got 'yes'",
+    ),
+    (
+        lambda: attention.scaled_dot_product_attention(X, X, X, logit_scale=-1.0),
+        ValueError,
+        r"logit_scale must be a finite number > 0",
+    ),
+    (lambda: attention.causal_mask(-1), ValueError, r"t_q must be an integer >= 0, got -1"),
+    (lambda: attention.causal_mask(2.5), TypeError, r"t_q must be an integer, got 2.5"),
+    (lambda: attention.causal_mask(4, 3), ValueError, r"t_k must be an integer >= 4, got 3"),
+    (
+        lambda: attention.self_attention(torch.zeros(8), *(torch.zeros(8, 4),) * 3),
+        ValueError,
+        r"x must have shape \(\.\.\., T, d_model\) with at least 2 dimensions, got \(8,\)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "exc", "pattern"), MORE_SILENT_ACCEPTANCES)
+def test_silent_acceptances_are_now_refused(call, exc, pattern):
+    with pytest.raises(exc, match=pattern):
+        call()

@@ -17,3 +17,20 @@ def test_bench_rope_runs_and_prints_a_table(capsys):
     _load("bench_rope").main(["--shape", "1", "2", "16", "8", "--repeats", "2", "--warmup", "1"])
     out = capsys.readouterr().out
     assert "| helpers.apply_rope half_split |" in out and "| copy (x.clone()) | " in out
+
+
+def test_panel_redraw_times_every_control_of_a_chapter(capsys):
+    rows = _load("panel_redraw").main(["--chapters", "04", "--repeats", "1"])
+    assert {(chapter, panel) for chapter, panel, *_ in rows} == {
+        ("04", "rotation"),
+        ("04", "wavelength"),
+        ("04", "decay"),
+    }
+    assert len(rows) == 8 and all(wall > 0 and cpu >= 0 for *_, wall, cpu in rows)
+    assert "| 04 | decay | peak of chosen k (positions) |" in capsys.readouterr().out
+
+
+def test_bench_panels_06_runs_and_prints_a_table(capsys):
+    _load("bench_panels_06").main(["--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "| 02 waves: dimension b (reference) |" in out and "| 06 ALiBi: threshold |" in out

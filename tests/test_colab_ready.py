@@ -14,6 +14,11 @@
   style key and attribute assignment in helpers/widgets/*.py and in the notebooks against the classes
   of 7.7.1. Skips with a message if the install is impossible (offline); ``PE_REQUIRE_IPYWIDGETS7=1``
   makes that a failure (set in CI).
+* Every notebook runs there top to bottom (two at a time), each in its own child process
+  (``scripts/nbexec.py``), and every control a panel listens to is moved in that kernel. The runner removes
+  the cause of the stalls these runs used to have (a reply's ZeroMQ wake-up lost while nbclient's
+  Output-widget mimic sent on the same socket); a cell that still stalls fails within 30-90 s with the
+  notebook and the cell named (tests/test_nbexec.py), never a silent 300 s wait.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ RESULT_MARK = "@@probe-result@@"
 WIDGET_MODULES = sorted(p for p in (ROOT / "helpers" / "widgets").glob("*.py") if p.name != "__init__.py")
 
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # nbexec: the stall-proof notebook runner
 from helpers._colab import PACKAGE, REPO_URL, SETUP_CELL, colab_url, github_path  # noqa: E402
 
 
@@ -269,11 +275,15 @@ print("{mark}" + _json.dumps(_report))
 
 
 def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
-    """Run a notebook top to bottom in a kernel whose ipywidgets is 7.7.1, then move every control there."""
+    """Run a notebook top to bottom in a kernel whose ipywidgets is 7.7.1, then move every control there.
+
+    The notebook runs in its own child process (scripts/nbexec.py: its own event loop and ZMQ context, shell
+    sends that keep the reply's wake-up, sliced socket polls, a watchdog); a stall fails within 30-90 s, naming
+    the notebook and the cell, instead of waiting for the 300 s cell timeout.
+    """
     import inspect
 
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbexec import NotebookRunError, run_notebook
 
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(KERNEL_PRELUDE))
@@ -284,17 +294,10 @@ def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
         c.pop("id", None)
     nb.nbformat_minor = min(nb.nbformat_minor, 4)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(overlay), os.environ.get("PYTHONPATH", "")])}
-    client = NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(nb_path.parent)}}
-    )
     try:
-        # Cell by cell rather than client.execute(), which first awaits an extra kernel_info reply with the
-        # whole cell timeout (three unexplained ~600 s stalls outside any cell were seen with execute()).
-        with client.setup_kernel(env=env):
-            for index, cell in enumerate(nb.cells):
-                client.execute_cell(cell, index)
-    except CellExecutionError as e:
-        return {"error": re.sub(r"\x1b\[[0-9;]*m", "", str(e))[-2500:]}
+        nb = run_notebook(nb, name=nb_path.name, cwd=nb_path.parent, kernel_env=env, allow_tagged_errors=True)
+    except NotebookRunError as e:  # cell indices in the message count the prelude cell: say so
+        return {"error": f"{e} (cell indices count the inserted prelude cell 0)"}
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
     r = json.loads(text.rsplit(RESULT_MARK, 1)[1])
     r["stderr"] = [
@@ -308,11 +311,11 @@ def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def ipywidgets7_runs() -> dict[str, dict]:
-    """All notebooks under ipywidgets 7.7.1, two kernels at a time (the machine has 2 cores)."""
+    """All notebooks under ipywidgets 7.7.1, two at a time (the machine has 2 cores), one child process each."""
     from concurrent.futures import ThreadPoolExecutor
 
     overlay = _ensure_overlay()
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the threads only wait for their child processes
         futures = {p.stem: pool.submit(_run_with_ipywidgets_7, p, overlay) for p in NOTEBOOKS}
         return {k: f.result() for k, f in futures.items()}
 

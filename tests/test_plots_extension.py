@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 from _figure_checks import assert_text_inside
 
-from helpers import rope, scaling  # noqa: E402
-from helpers.plots import extension as P  # noqa: E402
-from helpers.widgets import extension as WX  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import rope, scaling
+from helpers.methods import method_info, method_style
+from helpers.plots import extension as P
+from helpers.widgets import extension as WX
 
 
 def _labelled(ax) -> None:
@@ -34,62 +22,6 @@ def _ydata(ax) -> list[np.ndarray]:
     return [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
 
 
-# --------------------------------------------------------------------------- computations
-def test_extension_methods_match_scaling():
-    m = P.extension_methods(64, 1e4, 4.0, 1024)
-    assert list(m) == list(P.METHOD_STYLE)
-    theta = scaling.default_inv_freq(64, 1e4)[0]
-    np.testing.assert_allclose(m["original"][0], theta)
-    np.testing.assert_allclose(m["PI"][0], theta / 4)
-    np.testing.assert_allclose(m["NTK-aware"][0], (1e4 * 4 ** (64 / 62)) ** (-np.arange(0, 64, 2) / 64))
-    np.testing.assert_allclose(m["dynamic NTK"][0], m["NTK-aware"][0], rtol=1e-12)  # paper scale l/L at l = sL
-    assert m["YaRN"][1] == pytest.approx(0.1 * math.log(4) + 1)
-    assert m["Llama 3.1"][1] == 1.0
-    sub = P.extension_methods(16, 1e4, 2.0, 64, methods=["PI"])
-    assert list(sub) == ["PI"]
-    with pytest.raises(ValueError, match="methods"):
-        P.extension_methods(16, 1e4, 2.0, 64, methods=["bogus"])
-
-
-def test_out_of_range_pairs_matches_brute_force():
-    """Independent check: a pair meets unseen angles iff the angles m·θ mod 2π for m < L leave a gap that
-    the angles for L ≤ m < L′ fall into, i.e. iff it did not complete a turn within L."""
-    dim, base, length, target = 32, 1e4, 256, 1024
-    theta = rope.rope_inv_freq(dim, base)
-    brute = np.array([length * t < 2 * np.pi and target * t > length * t for t in theta])
-    np.testing.assert_array_equal(P.out_of_range_pairs(dim, base, length, target), brute)
-    assert not P.out_of_range_pairs(dim, base, length, length).any()  # nothing new without extension
-    assert P.out_of_range_pairs(dim, base, length, target)[-1]  # the slowest pair is always the first to fail
-
-
-def test_rope_score_curve_matches_rotated_vectors():
-    """a²·mean cos(Δθ_i) equals ⟨R_m q, R_n k⟩/D for q = k = 1, computed by rotating with helpers.rope."""
-    dim = 16
-    inv, a = scaling.yarn_inv_freq(dim, 1e4, 4.0, 64)
-    positions = np.arange(40)
-    cos, sin = rope.rope_cos_sin(positions, inv, attention_factor=a, dtype=torch.float64)
-    ones = torch.ones(len(positions), dim, dtype=torch.float64)
-    rot = rope.apply_rope(ones, cos, sin)  # (T, D)
-    scores = (rot[-1] @ rot.T).numpy() / dim  # query at 39, keys at 0..39
-    distances = positions[-1] - positions
-    np.testing.assert_allclose(P.rope_score_curve(inv, distances, a), scores, rtol=1e-10)
-
-
-def test_toy_attention_entropy_matches_direct_softmax():
-    inv = scaling.default_inv_freq(32, 1e4)[0]
-    lengths = np.array([1, 7, 100, 333])
-    got = P.toy_attention_entropy(inv, lengths, attention_factor=1.2, peak_logit=5.0)
-    for n, h in zip(lengths, got, strict=True):
-        logits = 5.0 * 1.44 * np.array([np.mean(np.cos(d * inv)) for d in range(n)])
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        assert h == pytest.approx(-(p * np.log(p)).sum(), rel=1e-9, abs=1e-12)
-    assert got[0] == pytest.approx(0.0, abs=1e-12)  # one key: no uncertainty
-    assert np.all(got <= np.log(lengths) + 1e-12)  # never above a uniform row
-    with pytest.raises(ValueError, match="lengths"):
-        P.toy_attention_entropy(inv, [0])
-
-
 # --------------------------------------------------------------------------- plots
 def test_plot_angle_range_reflects_arguments():
     ax = P.plot_angle_range(64, 1e4, 512, 2048)
@@ -98,7 +30,7 @@ def test_plot_angle_range_reflects_arguments():
     theta = rope.rope_inv_freq(64, 1e4)
     np.testing.assert_allclose(trained, 512 * theta)
     np.testing.assert_allclose(needed, 2048 * theta)
-    assert f"{int(P.out_of_range_pairs(64, 1e4, 512, 2048).sum())} of 32" in ax.get_title()
+    assert f"{int(scaling.out_of_range_pairs(64, 1e4, 512, 2048).sum())} of 32" in ax.get_title()
     ax2 = P.plot_angle_range(64, 1e4, 512, 8192)
     assert not np.allclose(_ydata(ax2)[1], needed)
 
@@ -112,7 +44,7 @@ def test_plot_step_angles_and_pi_distances():
     _labelled(ax)
     x_pi = np.asarray(ax.get_lines()[2].get_xdata())
     np.testing.assert_allclose(x_pi, np.arange(21) / 4)  # 4 PI tokens per trained unit
-    np.testing.assert_allclose(ax.get_lines()[2].get_ydata(), P.rope_score_curve(rope.rope_inv_freq(32, 1e4), x_pi))
+    np.testing.assert_allclose(ax.get_lines()[2].get_ydata(), rope.rope_score_curve(rope.rope_inv_freq(32, 1e4), x_pi))
 
 
 def test_plot_slowdown_endpoints():
@@ -145,24 +77,36 @@ def test_plot_yarn_ramp_and_entropy():
 
 
 def test_plot_frequency_ratios_score_and_configs():
-    m = P.extension_methods(32, 1e4, 4.0, 256)
-    theta = m["original"][0]
-    ax = P.plot_frequency_ratios(
-        {k: v[0] for k, v in m.items() if k != "original"}, theta, factor=4.0, highlight="YaRN"
+    m = scaling.extension_frequencies(32, 1e4, 4.0, 256)
+    theta = m["default"][0]
+    ax = P.plot_frequency_ratios({k: v[0] for k, v in m.items() if k != "default"}, theta, factor=4.0, highlight="yarn")
+    _labelled(ax)
+    # every method drawn with its label, colour and line style from helpers.methods
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [method_info(k).label for k in m if k != "default"]
+    by_label = {line.get_label(): line for line in ax.get_lines()}
+    for key in [k for k in m if k != "default"]:
+        line = by_label[method_info(key).label]
+        assert line.get_color() == method_info(key).color and line.get_linestyle() == method_info(key).linestyle
+    with pytest.raises(ValueError, match="unknown method 'PI'"):
+        P.plot_frequency_ratios({"PI": theta / 4}, theta)
+    ax = P.plot_score_vs_distance({k: m[k] for k in ("default", "linear", "yarn")}, 256, 1024)
+    _labelled(ax)
+    assert len(ax.get_lines()) >= 4  # plain RoPE split at L, PI, YaRN (+ the L marker)
+    by_label = {line.get_label(): line for line in ax.get_lines()}
+    assert (
+        by_label["plain RoPE (Δ ≤ L)"].get_linestyle() == "-" and by_label["plain RoPE (Δ > L)"].get_linestyle() == ":"
     )
+    assert np.all(by_label["plain RoPE (Δ > L)"].get_xdata() > 256)  # dotted past L
+    ax = P.plot_config_wavelengths({"a": (theta, m["linear"][0], 256)})
     _labelled(ax)
-    assert len(ax.get_legend().get_texts()) == len(m) - 1
-    ax = P.plot_score_vs_distance({k: m[k] for k in ("original", "PI", "YaRN")}, 256, 1024)
-    _labelled(ax)
-    assert len(ax.get_lines()) >= 4  # original split at L, PI, YaRN (+ the L marker)
-    ax = P.plot_config_wavelengths({"a": (theta, m["PI"][0], 256)})
-    _labelled(ax)
-    np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), 2 * np.pi / m["PI"][0])
+    np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), 2 * np.pi / m["linear"][0])
 
 
 def test_plot_metric_curves():
+    pi_style = method_style("linear")
     ax = P.plot_metric_curves(
         {"PI": ([64, 128], [1.0, 2.0]), "YaRN fine-tune": ([64, 128], [0.5, 0.6])},
+        styles={"PI": pi_style, "YaRN fine-tune": {"color": "tab:purple", "ls": "--"}},
         train_len=64,
         xlabel="length (tokens)",
         ylabel="loss (nats)",
@@ -171,7 +115,8 @@ def test_plot_metric_curves():
     )
     _labelled(ax)
     lines = ax.get_lines()
-    assert lines[0].get_color() == P.METHOD_STYLE["PI"]["color"] and lines[1].get_linestyle() == "--"
+    assert lines[0].get_color() == pi_style["color"] and lines[1].get_linestyle() == "--"
+    assert [line.get_label() for line in lines[:2]] == ["PI", "YaRN fine-tune"]
     assert ax.get_yscale() == "log"
 
 
@@ -227,7 +172,7 @@ def _differs(fig_a, fig_b) -> bool:
         (WX.draw_problem, [{"train_len": 1024}, {"target_len": 16384}, {"base": 1e5}, {"dim": 64}]),
         (WX.draw_ntk, [{"factor": 8.0}, {"dim": 8}]),
         (WX.draw_yarn, [{"factor": 16.0}, {"train_len": 16384}, {"beta_fast": 64.0}]),
-        (WX.draw_methods, [{"factor": 8.0}, {"highlight": "PI"}]),
+        (WX.draw_methods, [{"factor": 8.0}, {"highlight": "linear"}]),
     ],
 )
 def test_every_control_changes_the_figure(draw, changes):
@@ -240,25 +185,6 @@ def test_every_control_changes_the_figure(draw, changes):
 
 def _linewidths(fig) -> list[float]:
     return [line.get_linewidth() for ax in fig.axes for line in ax.get_lines()]
-
-
-def test_still_out_of_range_against_interval_check():
-    """Independent check with explicit angle intervals: trained [0, L·θ] (or the whole circle), needed [0, L′·θ′]."""
-    dim, base, length, target = 64, 1e4, 512, 2048
-    theta = rope.rope_inv_freq(dim, base)
-    for name, (inv, _) in P.extension_methods(dim, base, 4.0, length).items():
-        expected = []
-        for t, t_new in zip(theta, inv, strict=True):
-            full_circle = length * t >= 2 * np.pi
-            expected.append(not full_circle and target * t_new > length * t * (1 + 1e-12))
-        np.testing.assert_array_equal(P.still_out_of_range(theta, inv, length, target), expected, err_msg=name)
-    assert not P.still_out_of_range(theta, theta / 4, length, target).any()  # PI: nothing new
-    assert (
-        P.still_out_of_range(theta, theta, length, target).sum()
-        == P.out_of_range_pairs(dim, base, length, target).sum()
-    )
-    with pytest.raises(ValueError, match="same shape"):
-        P.still_out_of_range(theta, theta[:-1], length, target)
 
 
 # --------------------------------------------------------------------------- panels as shown (figure_panel)
@@ -294,7 +220,7 @@ PANELS = [  # (panel, draw function, figure layout, {slider description: keyword
         WX.draw_methods,
         WX.METHODS_LAYOUT,
         {"scale factor s (×)": "factor", "highlight": "highlight"},
-        [{"factor": 32.0, "highlight": "Llama 3.1"}, {"factor": 1.0, "highlight": "PI"}],
+        [{"factor": 32.0, "highlight": "llama3"}, {"factor": 1.0, "highlight": "linear"}],
     ),
 ]
 
@@ -303,11 +229,11 @@ def _panel_png(draw, layout, **values):
     """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
     from matplotlib.figure import Figure
 
-    from helpers.widgets._common import png_bytes
+    from helpers.widgets._common import DPI, png_bytes
 
-    fig = Figure(figsize=layout[0], dpi=WX.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WX.DPI)
+    return fig, png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "keywords", "extremes"), PANELS)
@@ -318,7 +244,7 @@ def test_every_control_changes_the_panel_image(make_panel, draw, layout, keyword
     _, base_png = _panel_png(draw, layout, **defaults)
     for desc, c in controls.items():
         if isinstance(c, W.Dropdown):
-            moved = next(o for o in c.options if o != c.value)
+            moved = next(value for _, value in c.options if value != c.value)  # options are (label, key)
         else:
             moved = c.max if c.value != c.max else c.min
         _, png = _panel_png(draw, layout, **{**defaults, keywords[desc]: moved})
@@ -336,14 +262,14 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, keywords, 
 def test_draw_functions_draw_on_the_figure_they_are_given():
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=WX.YARN_LAYOUT[0])
+    fig = Figure(figsize=WX.YARN_LAYOUT.figsize)
     assert WX.draw_yarn(fig=fig) is fig and len(fig.axes) == 2
-    fig = Figure(figsize=WX.METHODS_LAYOUT[0])
+    fig = Figure(figsize=WX.METHODS_LAYOUT.figsize)
     assert WX.draw_methods(fig=fig) is fig and len(fig.axes) == 2
     assert WX.draw_problem(fig=Figure()).axes and WX.draw_ntk(fig=Figure()).axes
     # one legend names every method on the left; the right panel reuses its colours
-    fig = WX.draw_methods(8.0, "Llama 3.1", fig=Figure(figsize=WX.METHODS_LAYOUT[0]))
+    fig = WX.draw_methods(factor=8.0, highlight="llama3", fig=Figure(figsize=WX.METHODS_LAYOUT.figsize))
     left, right = fig.axes
     assert len(left.get_legend().get_texts()) == len(WX.METHODS_SHOWN) - 1 and right.get_legend() is None
     colours = {line.get_color() for line in right.get_lines()}
-    assert P.METHOD_STYLE["Llama 3.1"]["color"] in colours
+    assert method_info("llama3").color in colours

@@ -1,27 +1,17 @@
 """Notebook 03's figures and panels: what they draw, and the computations behind them."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
 from matplotlib.figure import Figure
 
+from helpers import learned
 from helpers.learned import LearnedPositionalEmbedding
 from helpers.plots import learned as P
 from helpers.sinusoidal import sinusoidal_table
 from helpers.widgets import learned as WL
-from helpers.widgets._common import png_bytes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers.widgets._common import DPI, png_bytes
 
 
 def _tables(T=24, d=16, train_len=10, seed=0):
@@ -34,58 +24,6 @@ def _tables(T=24, d=16, train_len=10, seed=0):
 
 def _labels_present(ax):
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
-
-
-# ---- computations against independent ones ----------------------------------------------------------------------
-
-
-def test_cosine_similarity_matches_torch():
-    table = np.random.default_rng(1).normal(size=(12, 6))
-    expected = torch.nn.functional.cosine_similarity(
-        torch.tensor(table)[:, None, :], torch.tensor(table)[None, :, :], dim=-1
-    ).numpy()
-    np.testing.assert_allclose(P.cosine_similarity_matrix(table), expected, atol=1e-12)
-    # a torch tensor with grad is accepted and gives the same matrix
-    np.testing.assert_allclose(
-        P.cosine_similarity_matrix(torch.tensor(table, requires_grad=True)), expected, atol=1e-12
-    )
-
-
-def test_cosine_similarity_of_sinusoidal_table_depends_on_offset_only():
-    # ⟨PE(p), PE(q)⟩ = Σ_i cos((p − q)ω_i) and ‖PE(p)‖² = d/2: an independent closed form.
-    d, T = 16, 20
-    s = P.cosine_similarity_matrix(sinusoidal_table(T, d))
-    omega = 10000.0 ** (-np.arange(0, d, 2) / d)
-    offsets = np.arange(T)[:, None] - np.arange(T)[None, :]
-    expected = np.cos(offsets[..., None] * omega).sum(-1) / (d / 2)
-    np.testing.assert_allclose(s, expected, atol=1e-12)
-
-
-def test_cosine_similarity_zero_row_and_bad_shape():
-    table = np.array([[1.0, 0.0], [0.0, 0.0], [2.0, 2.0]])
-    s = P.cosine_similarity_matrix(table)
-    assert np.all(s[1] == 0) and np.all(s[:, 1] == 0)
-    np.testing.assert_allclose(s[0, 2], 1 / np.sqrt(2))
-    with pytest.raises(ValueError, match="shape"):
-        P.cosine_similarity_matrix(np.zeros(5))
-
-
-def test_row_distance():
-    trained, init, _ = _tables()
-    d = P.row_distance(trained, init)
-    np.testing.assert_allclose(d, [np.sqrt(((trained[p] - init[p]) ** 2).sum()) for p in range(len(d))])
-    assert np.all(d[10:] == 0) and np.all(d[:10] > 0)
-    with pytest.raises(ValueError, match="same shape"):
-        P.row_distance(trained, init[:-1])
-
-
-def test_row_gradients_reach_only_used_rows():
-    grad = WL.row_gradients(5, max_seq_len=12, d_model=4)
-    assert grad.shape == (12, 4)
-    assert torch.all(grad[5:] == 0) and torch.all(grad[:5].abs().sum(-1) > 0)
-    # ∂/∂table of Σ ⟨table[t], x_t⟩ is x_t: the same seeded upstream vectors
-    upstream = torch.randn(5, 4, generator=torch.Generator().manual_seed(1))
-    torch.testing.assert_close(grad[:5], upstream)
 
 
 # ---- plotting functions ---------------------------------------------------------------------------------------------
@@ -123,20 +61,20 @@ def test_plot_similarity_matrix_and_pair():
     trained, _, sin = _tables()
     ax = P.plot_similarity_matrix(trained, train_len=10, title="t")
     (im,) = ax.get_images()
-    np.testing.assert_allclose(im.get_array(), P.cosine_similarity_matrix(trained))
+    np.testing.assert_allclose(im.get_array(), learned.cosine_similarity_matrix(trained))
     assert im.get_clim() == (-1.0, 1.0)
     assert len(ax.lines) == 2  # the training length, marked on both axes
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training length L = 10"]
     _labels_present(ax)
     axes = P.plot_similarity_pair(trained, sin, train_len=10)
     assert len(axes) == 2
-    np.testing.assert_allclose(axes[1].get_images()[0].get_array(), P.cosine_similarity_matrix(sin))
+    np.testing.assert_allclose(axes[1].get_images()[0].get_array(), learned.cosine_similarity_matrix(sin))
     assert "learned" in axes[0].get_title() and "sinusoidal" in axes[1].get_title()
 
 
 def test_plot_distance_from_init():
     trained, init, _ = _tables()
-    d = P.row_distance(trained, init)
+    d = learned.row_distance(trained, init)
     ax = P.plot_distance_from_init(d, train_len=10)
     line, mark = ax.lines
     np.testing.assert_allclose(line.get_ydata(), d)
@@ -147,34 +85,34 @@ def test_plot_distance_from_init():
 
 def test_position_tables_are_unit_rows_and_similarities():
     trained, _, sin = _tables()
-    t = P.position_tables(trained, sin, train_len=10)
+    t = learned.position_tables(trained, sin, train_len=10)
     assert t.n_positions == 24 and t.train_len == 10
     np.testing.assert_allclose(t.learned_unit, trained / np.linalg.norm(trained, axis=1, keepdims=True))
     np.testing.assert_allclose(np.linalg.norm(t.sinusoidal_unit, axis=1), 1.0)
-    np.testing.assert_allclose(t.learned_similarity, P.cosine_similarity_matrix(trained), atol=1e-12)
-    np.testing.assert_allclose(t.sinusoidal_similarity, P.cosine_similarity_matrix(sin), atol=1e-12)
+    np.testing.assert_allclose(t.learned_similarity, learned.cosine_similarity_matrix(trained), atol=1e-12)
+    np.testing.assert_allclose(t.sinusoidal_similarity, learned.cosine_similarity_matrix(sin), atol=1e-12)
     with pytest.raises(ValueError, match="same number of positions"):
-        P.position_tables(trained, sin[:-1])
+        learned.position_tables(trained, sin[:-1])
     with pytest.raises(ValueError, match="train_len"):
-        P.position_tables(trained, sin, train_len=25)
+        learned.position_tables(trained, sin, train_len=25)
 
 
 def test_plot_position_comparison_follows_position():
     trained, _, sin = _tables()
     a0, a1 = P.plot_position_comparison(3, trained, sin, train_len=10)
-    b0, b1 = P.plot_position_comparison(7, P.position_tables(trained, sin, 10))  # precomputed tables: same figure
+    b0, b1 = P.plot_position_comparison(7, learned.position_tables(trained, sin, 10))  # precomputed tables: same figure
     for ax in (a0, a1, b0, b1):
         _labels_present(ax)
     # left: unit vectors of row p; right: similarity row S[p, :]
     np.testing.assert_allclose(a0.lines[1].get_ydata(), trained[3] / np.linalg.norm(trained[3]))
     np.testing.assert_allclose(a0.lines[0].get_ydata(), sin[3] / np.linalg.norm(sin[3]))
-    np.testing.assert_allclose(a1.lines[1].get_ydata(), P.cosine_similarity_matrix(trained)[3])
-    np.testing.assert_allclose(b1.lines[0].get_ydata(), P.cosine_similarity_matrix(sin)[7])
+    np.testing.assert_allclose(a1.lines[1].get_ydata(), learned.cosine_similarity_matrix(trained)[3])
+    np.testing.assert_allclose(b1.lines[0].get_ydata(), learned.cosine_similarity_matrix(sin)[7])
     assert not np.allclose(a1.lines[1].get_ydata(), b1.lines[1].get_ydata())
     assert a1.lines[2].get_xdata()[0] == 3 and b1.lines[2].get_xdata()[0] == 7  # the dotted q = p line moves
     assert a1.lines[3].get_xdata()[0] == 9.5 and any("L = 10" in t.get_text() for t in a1.texts)
     assert "p = 7" in b0.get_title()
-    lim = P.position_tables(trained, sin).unit_limit  # one y scale for every p, fitting every row of both tables
+    lim = learned.position_tables(trained, sin).unit_limit  # one y scale for every p, fitting every row of both tables
     assert a0.get_ylim() == b0.get_ylim() == pytest.approx((-lim, lim))
     assert lim >= max(np.abs(trained / np.linalg.norm(trained, axis=1, keepdims=True)).max(), 0.0)
     with pytest.raises(IndexError):
@@ -189,10 +127,10 @@ def test_plot_position_comparison_follows_position():
 
 
 def test_all_row_gradients_match_row_gradients():
-    grads = WL.all_row_gradients(6, 4)
+    grads = learned.all_row_gradients(6, 4)
     assert grads.shape == (6, 6, 4)
     for t in (1, 4, 6):
-        np.testing.assert_array_equal(grads[t - 1], WL.row_gradients(t, 6, 4).numpy())
+        np.testing.assert_array_equal(grads[t - 1], learned.row_gradients(t, 6, 4).numpy())
     assert WL.gradient_ymax(grads) == pytest.approx(1.35 * np.linalg.norm(grads, axis=-1).max())
 
 
@@ -204,16 +142,19 @@ def test_draw_row_gradients_changes_with_seq_len():
 
 
 def test_draw_row_gradients_into_a_reused_figure():
-    grads = WL.all_row_gradients()
+    grads = learned.all_row_gradients()
     ymax = WL.gradient_ymax(grads)
-    fig = Figure(figsize=WL.GRADIENT_LAYOUT[0])
-    a = WL.draw_row_gradients_into(fig, 2, grads=grads, ymax=ymax)
+    fig = Figure(figsize=WL.GRADIENT_LAYOUT.figsize)
+    a = WL.draw_row_gradients(2, grads=grads, fig=fig)
     h2, ylim2 = [b.get_height() for b in a.patches], a.get_ylim()
-    fig.clear()
-    b = WL.draw_row_gradients_into(fig, 12, grads=grads, ymax=ymax)
-    assert len(fig.axes) == 1 and sum(h > 0 for h in h2) == 2 and sum(b_.get_height() > 0 for b_ in b.patches) == 12
+    b = WL.draw_row_gradients(12, grads=grads, fig=fig)  # updated in place: same axes, same bars
+    assert b is a and len(fig.axes) == 1 and len(b.patches) == 16
+    assert sum(h > 0 for h in h2) == 2 and sum(b_.get_height() > 0 for b_ in b.patches) == 12
     assert ylim2 == b.get_ylim() == (0.0, ymax)  # one scale for every slider value
-    left, bottom, right, top = WL.GRADIENT_LAYOUT[1]
+    with pytest.raises(ValueError, match="built for other data"):
+        WL.draw_row_gradients(3, grads=grads.copy(), fig=fig)
+    L = WL.GRADIENT_LAYOUT
+    left, top = L.left, L.top
     assert b.get_position().x0 == pytest.approx(left) and b.get_position().y1 == pytest.approx(top)  # fixed margins
 
 
@@ -223,8 +164,8 @@ def test_draw_position_changes_with_position():
     b = WL.draw_position(15, trained, sin, 10)
     assert not np.allclose(a[1].lines[0].get_ydata(), b[1].lines[0].get_ydata())
     assert "p = 15" in b[0].get_title()
-    fig = Figure(figsize=WL.POSITION_LAYOUT[0])
-    c = WL.draw_position_into(fig, 15, tables=P.position_tables(trained, sin, 10))
+    fig = Figure(figsize=WL.POSITION_LAYOUT.figsize)
+    c = WL.draw_position(15, tables=learned.position_tables(trained, sin, 10), fig=fig)
     np.testing.assert_allclose(c[1].lines[1].get_ydata(), b[1].lines[1].get_ydata())  # panel = static figure
     assert b[0].get_position().bounds == pytest.approx(c[0].get_position().bounds)  # same fixed margins
 
@@ -262,18 +203,18 @@ def test_position_panel_controls():
 def test_redraws_differ_between_slider_values():
     """Every control visibly changes the figure: the PNG bytes of two slider values differ."""
     trained, _, sin = _tables()
-    tables = P.position_tables(trained, sin, 10)
-    grads = WL.all_row_gradients()
+    tables = learned.position_tables(trained, sin, 10)
+    grads = learned.all_row_gradients()
     cases = [
-        (WL.POSITION_LAYOUT, lambda fig, v: WL.draw_position_into(fig, v, tables=tables), (3, 4)),
-        (WL.GRADIENT_LAYOUT, lambda fig, v: WL.draw_row_gradients_into(fig, v, grads=grads), (5, 6)),
+        (WL.POSITION_LAYOUT, lambda fig, v: WL.draw_position(v, tables=tables, fig=fig), (3, 4)),
+        (WL.GRADIENT_LAYOUT, lambda fig, v: WL.draw_row_gradients(v, grads=grads, fig=fig), (5, 6)),
     ]
     for layout, draw, (v1, v2) in cases:
         images = []
         for v in (v1, v2):
-            fig = Figure(figsize=layout[0])
+            fig = Figure(figsize=layout.figsize)
             draw(fig, v)
-            images.append(png_bytes(fig, dpi=WL.DPI))
+            images.append(png_bytes(fig))
         assert images[0] != images[1]
         width, height = int.from_bytes(images[0][16:20], "big"), int.from_bytes(images[0][20:24], "big")
-        assert (width, height) == (round(layout[0][0] * WL.DPI), round(layout[0][1] * WL.DPI))
+        assert (width, height) == (round(layout.figsize[0] * DPI), round(layout.figsize[1] * DPI))

@@ -1,121 +1,31 @@
 """Notebook 04's figures and panels: what they draw, and the computations behind them."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import math
 import warnings
 
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from _figure_checks import assert_text_inside
+from _figure_checks import assert_text_inside, panel_controls
 from matplotlib.figure import Figure
 
 from helpers import rope as R
 from helpers.plots import rope as P
 from helpers.widgets import rope as WR
-from helpers.widgets._common import png_bytes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers.widgets._common import DPI, png_bytes
 
 
 def _labels_present(ax):
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
 
 
-def _explicit_score(q, k, m, n, base=10000.0):
-    """<R_Θ(m) q, R_Θ(n) k> with the explicit block-diagonal matrices (an O(D²) independent route)."""
-    d = len(q)
-    return (R.rotation_matrix(m, d, base) @ q) @ (R.rotation_matrix(n, d, base) @ k)
-
-
-# ---- computations against independent ones ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("base", [10000.0, 500000.0])
-def test_pair_score_curve_matches_explicit_rotation(base):
-    rng = np.random.default_rng(0)
-    for d in (2, 8, 32):
-        q, k = rng.standard_normal(d), rng.standard_normal(d)
-        pairs = [(0, 0), (5, 2), (2, 5), (1000, 3), (77, 1234)]
-        got = P.pair_score_curve(q, k, [m - n for m, n in pairs], base)
-        want = [_explicit_score(q, k, m, n, base) for m, n in pairs]
-        np.testing.assert_allclose(got, want, atol=1e-9)
-
-
-def test_pair_score_curve_batched_rows_match_single_rows():
-    rng = np.random.default_rng(1)
-    q, k = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))
-    d = np.arange(0, 50, 7)
-    batched = P.pair_score_curve(q, k, d)
-    assert batched.shape == (5, d.size)
-    for i in range(5):
-        np.testing.assert_allclose(batched[i], P.pair_score_curve(q[i], k[i], d), atol=1e-12)
-
-
-@pytest.mark.parametrize("distance", [0, 7, 300])
-def test_key_peaking_at_is_a_rotation_of_q_and_peaks_there(distance):
-    rng = np.random.default_rng(2)
-    q = rng.standard_normal(64)
-    k = P.key_peaking_at(q, distance)
-    np.testing.assert_allclose(k, R.rotation_matrix(distance, 64) @ q, atol=1e-12)
-    # brute force over distances with explicit matrices: maximum |q|² exactly at m − n = distance
-    dists = np.arange(0, 400)
-    scores = np.array([_explicit_score(q, k, int(dd) + 5, 5) for dd in dists])
-    assert dists[np.argmax(scores)] == distance
-    np.testing.assert_allclose(scores.max(), q @ q, rtol=1e-12)
-
-
-def test_roformer_bound_factor_matches_a_loop_and_bounds_the_score():
-    d, base = 16, 10000.0
-    theta = [base ** (-2 * i / d) for i in range(d // 2)]
-    for dist in (0, 1, 10, 333):
-        partial, total = 0j, 0.0
-        for t in theta:  # S_j = Σ_{k<j} e^{i·dist·θ_k}, j = 1 .. D/2
-            partial += complex(math.cos(dist * t), math.sin(dist * t))
-            total += abs(partial)
-        np.testing.assert_allclose(P.roformer_bound_factor([dist], d, base), [total / (d // 2)], rtol=1e-12)
-    # at distance 0, |S_j| = j, so the average is (D/2 + 1)/2
-    assert P.roformer_bound_factor([0], 128)[0] == pytest.approx(32.5)
-    # Abel summation: |score| <= max_i |h_{i+1} − h_i| · Σ_j |S_j|  (h_{D/2} = 0), for random q, k
-    rng = np.random.default_rng(3)
-    for _ in range(20):
-        q, k = rng.standard_normal(d), rng.standard_normal(d)
-        h = np.append((q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2]), 0)
-        dist = int(rng.integers(0, 2000))
-        bound = np.abs(np.diff(h)).max() * P.roformer_bound_factor([dist], d, base)[0] * (d // 2)
-        assert abs(P.pair_score_curve(q, k, [dist], base)[0]) <= bound + 1e-9
-
-
-def test_random_score_stats_mean_zero_and_std_one_over_sqrt_d():
-    d = 64
-    mean, std = P.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
-    assert np.all(np.abs(mean) < 4 * std / math.sqrt(4000))
-    np.testing.assert_allclose(std, 1 / math.sqrt(d), rtol=0.05)
-    again = P.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
-    np.testing.assert_array_equal(again[0], mean)  # seeded: the notebook prints it
-
-
 def test_token_labels_fallback_and_length_check(monkeypatch):
-    monkeypatch.setattr(P, "cjk_font", lambda: None)
+    monkeypatch.setattr(P, "cjk_font", lambda *text: None)
     labels = P.token_labels(["我", "猫"], [("wǒ", "I"), ("māo", "cat")])
     assert labels == ["wǒ\n(I)", "māo\n(cat)"]
-    monkeypatch.setattr(P, "cjk_font", lambda: "Some CJK")
+    monkeypatch.setattr(P, "cjk_font", lambda *text: "Some CJK")
     assert P.token_labels(["我"], [("wǒ", "I")]) == ["我\n(I)"]
     with pytest.raises(ValueError, match="one \\(pinyin, English\\) pair per token"):
         P.token_labels(["我", "猫"], [("wǒ", "I")])
-
-
-def test_cjk_font_is_none_or_has_the_glyph():
-    name = P.cjk_font()
-    assert name is None or isinstance(name, str)
 
 
 # ---- figures ---------------------------------------------------------------------------------------------------
@@ -158,18 +68,18 @@ def test_plot_wavelengths_reflects_dim_base_and_reference():
     two_pi = [ln for ln in ax.lines if ln.get_label().startswith("2π")][0]
     np.testing.assert_allclose(two_pi.get_ydata(), [2 * np.pi, 2 * np.pi])
     ax = P.plot_wavelengths(16, 10000.0)  # same base as the reference: no dashed copy
-    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--"]) == 0
+    assert len([ln for ln in ax.lines if ln.get_linestyle() == "--" and ln.get_visible()]) == 0  # hidden, not drawn
 
 
 def test_plot_long_range_decay_curves():
     top, bottom = P.plot_long_range_decay(32, 10000.0, 120, max_distance=400, n_samples=16)
     assert top.get_ylabel() and top.get_title() and bottom.get_xlabel() and bottom.get_ylabel()
-    np.testing.assert_allclose(top.lines[0].get_ydata(), P.roformer_bound_factor(np.arange(401), 32))
+    np.testing.assert_allclose(top.lines[0].get_ydata(), R.roformer_bound_factor(np.arange(401), 32))
     peaked = [ln for ln in bottom.lines if "peak" in ln.get_label()][0]
     assert np.argmax(peaked.get_ydata()) == 120
     same = [ln for ln in bottom.lines if ln.get_label() == "q = k (all ones)"][0]
-    np.testing.assert_allclose(same.get_ydata(), P.pair_score_curve(np.ones(32), np.ones(32), np.arange(401)) / 32)
-    mean, std = P.random_score_stats(np.arange(401), 32, n_samples=16, seed=0)
+    np.testing.assert_allclose(same.get_ydata(), R.pair_score_curve(np.ones(32), np.ones(32), np.arange(401)) / 32)
+    mean, std = R.random_score_stats(np.arange(401), 32, n_samples=16, seed=0)
     random_line = [ln for ln in bottom.lines if ln.get_label().startswith("random")][0]
     np.testing.assert_allclose(random_line.get_ydata(), mean)
     assert len(bottom.collections) == 1  # the ±1 std band
@@ -262,14 +172,14 @@ PANELS = [  # (panel, draw function, figure layout, extreme settings of its slid
 
 def _panel_png(draw, layout, **values):
     """What a panel shows: ``draw`` on the panel's reused Figure, rendered at the panel's size and resolution."""
-    fig = Figure(figsize=layout[0], dpi=WR.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WR.DPI)
+    return fig, png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "extremes"), PANELS)
 def test_every_control_changes_the_panel_image(make_panel, draw, layout, extremes):
-    controls = {c.description: c for c in _controls(make_panel()).values()}
+    controls = {c.description: c for c in panel_controls(make_panel()).values()}
     names = list(controls)
     defaults = {_kw(draw, d): c.value for d, c in controls.items()}
     _, base_png = _panel_png(draw, layout, **defaults)
@@ -289,7 +199,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, extremes):
 
 
 def test_draw_functions_draw_on_the_figure_they_are_given():
-    fig = Figure(figsize=WR.DECAY_LAYOUT[0])
+    fig = Figure(figsize=WR.DECAY_LAYOUT.figsize)
     top, bottom = WR.draw_decay(64, 1e4, 100, fig=fig)
     assert top.figure is fig and bottom.figure is fig and len(fig.axes) == 2
     fig = Figure()
@@ -308,26 +218,18 @@ def _kw(draw, description):
     }[description]
 
 
-def _controls(box):
-    out = []
-    for child in box.children:
-        if isinstance(child, W.HBox):
-            out.extend(child.children)
-    return {c.description: c for c in out}
-
-
 def test_panels_build_with_documented_ranges():
-    rot = _controls(WR.rotation_panel())
+    rot = panel_controls(WR.rotation_panel())
     assert (rot["query position m (tokens)"].min, rot["query position m (tokens)"].max) == (0, 12)
     assert (rot["key position n (tokens)"].min, rot["key position n (tokens)"].max) == (0, 12)
     assert (rot["θ (rad per position)"].min, rot["θ (rad per position)"].max) == (0.05, 1.5)
 
-    wav = _controls(WR.wavelength_panel())
+    wav = panel_controls(WR.wavelength_panel())
     d, b = wav["head dim D (dimensions)"], wav["base (log scale)"]
     assert (d.min, d.max, d.step, d.value) == (8, 256, 8, 128)
     assert (b.min, b.max, b.value) == (2, 7, 500000.0)
 
-    dec = _controls(WR.decay_panel())
+    dec = panel_controls(WR.decay_panel())
     assert (dec["peak of chosen k (positions)"].min, dec["peak of chosen k (positions)"].max) == (0, 1000)
     assert (dec["head dim D (dimensions)"].min, dec["head dim D (dimensions)"].max) == (8, 256)
     assert (dec["base (log scale)"].min, dec["base (log scale)"].max, dec["base (log scale)"].value) == (2, 7, 10000.0)

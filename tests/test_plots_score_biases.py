@@ -21,7 +21,7 @@ from PIL import Image  # noqa: E402
 from helpers.plots import score_biases as P  # noqa: E402
 from helpers.score_biases import alibi_bias, alibi_effective_window, alibi_slopes, t5_relative_bucket  # noqa: E402
 from helpers.widgets import score_biases as WS  # noqa: E402
-from helpers.widgets._common import png_bytes  # noqa: E402
+from helpers.widgets._common import DPI, png_bytes  # noqa: E402
 from tests._figure_checks import assert_text_inside  # noqa: E402
 
 
@@ -178,18 +178,11 @@ PANELS = [
 ]
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    pngs = []
-    monkeypatch.setattr(WS, "display", lambda image: pngs.append(image.data))
-    return pngs
-
-
 def _png(draw, layout, **values):
-    fig = Figure(figsize=layout[0], dpi=WS.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     FigureCanvasAgg(fig)
     draw(**values, fig=fig)
-    return fig, png_bytes(fig, dpi=WS.DPI)
+    return fig, png_bytes(fig, dpi=DPI)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
@@ -212,11 +205,11 @@ def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, de
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
 def test_in_place_redraws_equal_fresh_figures(make_panel, draw, layout, defaults, extremes):
-    fig = Figure(figsize=layout[0], dpi=WS.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=DPI)
     FigureCanvasAgg(fig)
     for values in [*extremes, defaults, *extremes[::-1]]:
         draw(**values, fig=fig)
-        assert png_bytes(fig, dpi=WS.DPI) == _png(draw, layout, **values)[1], values
+        assert png_bytes(fig, dpi=DPI) == _png(draw, layout, **values)[1], values
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
@@ -224,7 +217,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
     for values in [defaults, *extremes]:
         fig, png = _png(draw, layout, **values)
         width, height = Image.open(io.BytesIO(png)).size
-        assert (width, height) == (round(layout[0][0] * WS.DPI), round(layout[0][1] * WS.DPI))
+        assert (width, height) == (round(layout.figsize[0] * DPI), round(layout.figsize[1] * DPI))
         assert_text_inside(fig, (draw.__name__, values))
 
 
@@ -243,7 +236,7 @@ def test_panel_controls_and_ranges():
     a = _controls(WS.alibi_panel())
     assert (a["heads H"].min, a["heads H"].max, a["heads H"].value) == (1, 64, 8)
     assert (a["threshold (nats)"].min, a["threshold (nats)"].max) == (0.5, 10.0)
-    with pytest.raises(ValueError, match="not a _BucketView"):
+    with pytest.raises(ValueError, match="not a BucketView"):
         fig = Figure()
         WS.draw_alibi(**WS.ALIBI_DEFAULTS, fig=fig)
         WS.draw_buckets(**WS.BUCKET_DEFAULTS, fig=fig)

@@ -2,27 +2,20 @@
 
 import io
 
-import matplotlib
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from _figure_checks import panel_controls
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
 
-matplotlib.use("Agg")
-
-import ipywidgets as W  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from helpers.plots import sinusoidal as psn  # noqa: E402
-from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table  # noqa: E402
-from helpers.widgets import sinusoidal as wsn  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from helpers import sinusoidal as sn
+from helpers.plots import sinusoidal as psn
+from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import sinusoidal as wsn
 
 
 def _labelled(ax):
@@ -33,38 +26,8 @@ def _line_data(ax):
     return [np.asarray(line.get_ydata(), dtype=float).copy() for line in ax.get_lines()]
 
 
-def _controls(panel):
-    """Every control of a panel (the HBox rows above its image), keyed by description."""
-    return {w.description: w for row in panel.children if isinstance(row, W.HBox) for w in row.children}
-
-
 # ---------------------------------------------------------------------------------------------------------------
-# The two computations of the module, against independent ones
-
-
-def test_sign_changes_matches_a_loop():
-    rng = np.random.default_rng(0)
-    table = rng.normal(size=(60, 5))
-    table[::7, 2] = 0.0  # exact zeros count as positive
-    expected = []
-    for j in range(table.shape[1]):
-        signs = [1 if v >= 0 else -1 for v in table[:, j]]
-        expected.append(sum(a != b for a, b in zip(signs[:-1], signs[1:], strict=True)))
-    np.testing.assert_array_equal(psn.sign_changes(table), expected)
-
-
-def test_sign_changes_of_a_sine_is_about_n_over_pi():
-    col = np.sin(np.arange(2048.0))[:, None]
-    assert abs(2047 / psn.sign_changes(col)[0] - np.pi) < 0.01
-    assert psn.sign_changes(np.cos(np.arange(100) * 1e-4)[:, None])[0] == 0
-
-
-def test_nearest_row_distance_matches_brute_force():
-    rng = np.random.default_rng(1)
-    rows, ref = rng.normal(size=(30, 6)), rng.normal(size=(17, 6))
-    brute = np.array([min(np.linalg.norm(r - q) for q in ref) for r in rows])
-    np.testing.assert_allclose(psn.nearest_row_distance(rows, ref), brute, rtol=1e-10)
-    np.testing.assert_allclose(psn.nearest_row_distance(ref[:4], ref), 0.0, atol=1e-6)
+# The data behind the figures, against independent computations
 
 
 @pytest.mark.parametrize(
@@ -154,7 +117,7 @@ def test_plot_sign_changes_measured_and_expected():
     ax = psn.plot_sign_changes(d_model=32, n_positions=500)
     _labelled(ax)
     measured, expected = _line_data(ax)
-    np.testing.assert_array_equal(measured, psn.sign_changes(sinusoidal_table(500, 32)))
+    np.testing.assert_array_equal(measured, sn.sign_changes(sinusoidal_table(500, 32)))
     assert measured[0] > 100 and measured[-1] == 0
     assert np.all(np.abs(measured - expected) <= 2)  # the wave formula predicts the count to within a crossing or two
 
@@ -231,7 +194,7 @@ CLOCK_MOVES = [{"position": 11}, {"d_model": 10}, {"base": 50.0}]
 
 @pytest.mark.parametrize("change", WAVES_MOVES)
 def test_every_waves_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.WAVES_LAYOUT[0])  # as the panel does: one figure, redrawn in place
+    fig = Figure(figsize=wsn.WAVES_LAYOUT.figsize)  # as the panel does: one figure, redrawn in place
     before = _shown(wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig))
     ax = wsn.draw_waves(**{**wsn.WAVES_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -241,7 +204,7 @@ def test_every_waves_control_changes_the_drawn_data(change):
 
 @pytest.mark.parametrize("change", CLOCK_MOVES)
 def test_every_clock_control_changes_the_drawn_data(change):
-    fig = Figure(figsize=wsn.CLOCK_LAYOUT[0])
+    fig = Figure(figsize=wsn.CLOCK_LAYOUT.figsize)
     before = _shown(wsn.draw_clocks(**wsn.CLOCK_DEFAULTS, fig=fig))
     ax = wsn.draw_clocks(**{**wsn.CLOCK_DEFAULTS, **change}, fig=fig)
     assert ax.figure is fig and len(fig.axes) == 1
@@ -283,7 +246,7 @@ def test_draw_clocks_shows_what_plot_clocks_draws_and_limits_the_dials():
     assert len(hands) == 3
     with pytest.raises(ValueError, match="dials"):
         wsn.draw_clocks(position=1, d_model=18, base=1e4, fig=Figure())
-    with pytest.raises(ValueError, match="not a _WavesView"):
+    with pytest.raises(ValueError, match="this figure shows a ClocksView, not a WavesView"):
         wsn.draw_waves(**wsn.WAVES_DEFAULTS, fig=fig)
 
 
@@ -317,25 +280,17 @@ KEYS = {  # slider description -> keyword of the draw function
 }
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The PNGs the panels display, in order (what the output area under the controls shows)."""
-    pngs = []
-    monkeypatch.setattr(wsn, "display", lambda image: pngs.append(image.data))
-    return pngs
-
-
 def _png(draw, layout, **values):
     """What a panel shows for ``values`` when drawn on a fresh figure."""
-    fig = Figure(figsize=layout[0], dpi=wsn.DPI)
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
     FigureCanvasAgg(fig)
     draw(**values, fig=fig)
-    return fig, wsn.png_of(fig)
+    return fig, C.png_bytes(fig)
 
 
 @pytest.mark.parametrize(("make_panel", "draw", "layout", "defaults", "extremes"), PANELS)
 def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, defaults, extremes, shown):
-    controls = _controls(make_panel())
+    controls = panel_controls(make_panel())
     assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"
     assert shown[0] == _png(draw, layout, **defaults)[1]  # the panel opens at the documented defaults
     assert {KEYS[d] for d in controls} == set(defaults)
@@ -350,7 +305,7 @@ def test_every_control_changes_the_panel_image_once(make_panel, draw, layout, de
 
 
 def test_waves_panel_dimension_sliders_follow_d_model_with_one_redraw(shown):
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d, a, b = controls["d_model (dims)"], controls["dimension a (index)"], controls["dimension b (index)"]
     b.value = 63
     n = len(shown)
@@ -369,7 +324,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
     for values in [defaults, *extremes]:
         fig, png = _png(draw, layout, **values)
         width, height = Image.open(io.BytesIO(png)).size
-        assert (width, height) == (round(layout[0][0] * wsn.DPI), round(layout[0][1] * wsn.DPI))
+        assert (width, height) == (round(layout.figsize[0] * C.DPI), round(layout.figsize[1] * C.DPI))
         renderer = fig.canvas.get_renderer()
         box = fig.axes[0].get_tightbbox(renderer)
         assert box.x0 >= 0 and box.y0 >= 0, (draw.__name__, values, box)
@@ -377,7 +332,7 @@ def test_panel_text_stays_inside_the_figure(make_panel, draw, layout, defaults, 
 
 
 def test_waves_panel_controls_and_ranges():
-    controls = _controls(wsn.waves_panel())
+    controls = panel_controls(wsn.waves_panel())
     d = controls["d_model (dims)"]
     assert (d.min, d.max, d.step, d.value) == (4, 128, 2, 64)
     base = controls["base"]
@@ -388,7 +343,7 @@ def test_waves_panel_controls_and_ranges():
 
 
 def test_clock_panel_controls_and_ranges():
-    controls = _controls(wsn.clock_panel())
+    controls = panel_controls(wsn.clock_panel())
     assert set(controls) == {"position pos (tokens)", "d_model (dims)", "base"}
     pos = controls["position pos (tokens)"]
     assert (pos.min, pos.max, pos.value) == (0, 1000, 10)

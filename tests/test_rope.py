@@ -182,3 +182,91 @@ def test_rotary_keeps_float64_inputs_in_float64():
     exact = R.rope(x, base=1e4)  # float64 angles and tables
     torch.testing.assert_close(R.Rotary(8)(x), exact, rtol=0, atol=1e-14)
     assert R.Rotary(8)(x.float()).dtype == torch.float32
+
+
+def test_rope_score_curve_matches_rotated_vectors():
+    """a²·mean cos(Δθ_i) equals ⟨R_m q, R_n k⟩/D for q = k = 1, computed by rotating with helpers.rope."""
+    from helpers.scaling import yarn_inv_freq
+
+    dim = 16
+    inv, a = yarn_inv_freq(dim, 1e4, 4.0, 64)
+    positions = np.arange(40)
+    cos, sin = R.rope_cos_sin(positions, inv, attention_factor=a, dtype=torch.float64)
+    ones = torch.ones(len(positions), dim, dtype=torch.float64)
+    rot = R.apply_rope(ones, cos, sin)  # (T, D)
+    scores = (rot[-1] @ rot.T).numpy() / dim  # query at 39, keys at 0..39
+    distances = positions[-1] - positions
+    np.testing.assert_allclose(R.rope_score_curve(inv, distances, a), scores, rtol=1e-10)
+
+
+def _explicit_score(q, k, m, n, base=10000.0):
+    """<R_Θ(m) q, R_Θ(n) k> with the explicit block-diagonal matrices (an O(D²) independent route)."""
+    d = len(q)
+    return (R.rotation_matrix(m, d, base) @ q) @ (R.rotation_matrix(n, d, base) @ k)
+
+
+# ---- scores against distance (notebook 04), against independent computations ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+def test_pair_score_curve_matches_explicit_rotation(base):
+    rng = np.random.default_rng(0)
+    for d in (2, 8, 32):
+        q, k = rng.standard_normal(d), rng.standard_normal(d)
+        pairs = [(0, 0), (5, 2), (2, 5), (1000, 3), (77, 1234)]
+        got = R.pair_score_curve(q, k, [m - n for m, n in pairs], base)
+        want = [_explicit_score(q, k, m, n, base) for m, n in pairs]
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_pair_score_curve_batched_rows_match_single_rows():
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((5, 16)), rng.standard_normal((5, 16))
+    d = np.arange(0, 50, 7)
+    batched = R.pair_score_curve(q, k, d)
+    assert batched.shape == (5, d.size)
+    for i in range(5):
+        np.testing.assert_allclose(batched[i], R.pair_score_curve(q[i], k[i], d), atol=1e-12)
+
+
+@pytest.mark.parametrize("distance", [0, 7, 300])
+def test_key_peaking_at_is_a_rotation_of_q_and_peaks_there(distance):
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal(64)
+    k = R.key_peaking_at(q, distance)
+    np.testing.assert_allclose(k, R.rotation_matrix(distance, 64) @ q, atol=1e-12)
+    # brute force over distances with explicit matrices: maximum |q|² exactly at m − n = distance
+    dists = np.arange(0, 400)
+    scores = np.array([_explicit_score(q, k, int(dd) + 5, 5) for dd in dists])
+    assert dists[np.argmax(scores)] == distance
+    np.testing.assert_allclose(scores.max(), q @ q, rtol=1e-12)
+
+
+def test_roformer_bound_factor_matches_a_loop_and_bounds_the_score():
+    d, base = 16, 10000.0
+    theta = [base ** (-2 * i / d) for i in range(d // 2)]
+    for dist in (0, 1, 10, 333):
+        partial, total = 0j, 0.0
+        for t in theta:  # S_j = Σ_{k<j} e^{i·dist·θ_k}, j = 1 .. D/2
+            partial += complex(math.cos(dist * t), math.sin(dist * t))
+            total += abs(partial)
+        np.testing.assert_allclose(R.roformer_bound_factor([dist], d, base), [total / (d // 2)], rtol=1e-12)
+    # at distance 0, |S_j| = j, so the average is (D/2 + 1)/2
+    assert R.roformer_bound_factor([0], 128)[0] == pytest.approx(32.5)
+    # Abel summation: |score| <= max_i |h_{i+1} − h_i| · Σ_j |S_j|  (h_{D/2} = 0), for random q, k
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q, k = rng.standard_normal(d), rng.standard_normal(d)
+        h = np.append((q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2]), 0)
+        dist = int(rng.integers(0, 2000))
+        bound = np.abs(np.diff(h)).max() * R.roformer_bound_factor([dist], d, base)[0] * (d // 2)
+        assert abs(R.pair_score_curve(q, k, [dist], base)[0]) <= bound + 1e-9
+
+
+def test_random_score_stats_mean_zero_and_std_one_over_sqrt_d():
+    d = 64
+    mean, std = R.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
+    assert np.all(np.abs(mean) < 4 * std / math.sqrt(4000))
+    np.testing.assert_allclose(std, 1 / math.sqrt(d), rtol=0.05)
+    again = R.random_score_stats([0, 10, 500], d, n_samples=4000, seed=1)
+    np.testing.assert_array_equal(again[0], mean)  # seeded: the notebook prints it

@@ -555,6 +555,36 @@ def test_llama31_config_equals_llama3_function():
     np.testing.assert_array_equal(inside[0], ours[0])
 
 
+def test_rotary_from_a_pasted_config_with_rope_theta_needs_no_base():
+    # issue 10: a default base used to count as a choice and clash with the dict's rope_theta
+    config = {**LLAMA31, "rope_theta": 500000.0}
+    rot = scaling.rotary_from_config(64, rope_scaling=config)
+    expected, a = llama3_inv_freq(64, 500000.0, 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0)
+    np.testing.assert_array_equal(rot.inv_freq, expected)
+    assert rot.attention_factor == a == 1.0 and rot.rotary_dim == 64 and rot.layout == "interleaved"
+    # the same base given explicitly agrees; a different one is a conflict that names both values
+    same = scaling.rotary_from_config(64, rope_scaling=config, base=500000.0)
+    np.testing.assert_array_equal(same.inv_freq, expected)
+    with pytest.raises(ValueError, match=r"base=10000\.0 conflicts with the config's rope_theta=500000\.0"):
+        scaling.rotary_from_config(64, rope_scaling=config, base=10000.0)
+
+
+def test_rotary_from_config_rotates_with_the_method_and_its_attention_factor():
+    import torch
+
+    from helpers import rope
+
+    rot = scaling.rotary_from_config(16, QWEN_YARN, base=1e6, layout="half_split", partial_rotary_factor=0.5)
+    inv_freq, a = yarn_inv_freq(8, 1e6, 4.0, 32768)
+    assert rot.rotary_dim == 8 and rot.attention_factor == pytest.approx(a)
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)  # (B, T, D)
+    cos, sin = rope.rope_cos_sin(5, inv_freq, attention_factor=a, dtype=torch.float64)  # (T, 4) each
+    expected = rope.apply_rope(x, cos, sin, layout="half_split", rotary_dim=8)  # (B, T, D)
+    torch.testing.assert_close(rot(x), expected, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"layout must be one of \['half_split', 'interleaved'\], got 'neox'"):
+        scaling.rotary_from_config(16, QWEN_YARN, layout="neox")
+
+
 @pytest.mark.parametrize("config", [None, {}, {"rope_theta": 1e4}, {"type": "default"}])
 def test_empty_config_means_default(config):
     inv_freq, a = rope_parameters_from_config(config, head_dim=64)
@@ -716,3 +746,75 @@ BAD_CALLS = [
 def test_bad_input_raises_with_clear_message(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- comparing the methods (notebook 05)
+def test_extension_frequencies_are_the_registry_methods():
+    m = scaling.extension_frequencies(64, 1e4, 4.0, 1024)
+    # every registry method whose parameters follow from (s, L); LongRoPE needs searched factor lists
+    assert list(m) == [k for k in scaling.ROPE_SCALING if k != "longrope"]
+    theta = scaling.default_inv_freq(64, 1e4)[0]
+    np.testing.assert_allclose(m["default"][0], theta)
+    np.testing.assert_allclose(m["linear"][0], theta / 4)
+    np.testing.assert_allclose(m["ntk"][0], (1e4 * 4 ** (64 / 62)) ** (-np.arange(0, 64, 2) / 64))
+    np.testing.assert_allclose(m["dynamic"][0], m["ntk"][0], rtol=1e-12)  # paper scale l/L at l = sL
+    assert_same(m["yarn"], yarn_inv_freq(64, 1e4, 4.0, 1024))
+    assert m["yarn"][1] == pytest.approx(0.1 * math.log(4) + 1)
+    assert_same(m["llama3"], llama3_inv_freq(64, 1e4, 4.0, 1024))
+    sub = scaling.extension_frequencies(16, 1e4, 2.0, 64, methods=["linear"])
+    assert list(sub) == ["linear"]
+    with pytest.raises(ValueError, match=r"methods must be keys of ROPE_SCALING .*got unknown \['PI'\]"):
+        scaling.extension_frequencies(16, 1e4, 2.0, 64, methods=["PI"])
+    with pytest.raises(ValueError, match=r"method 'longrope' needs \['long_factor', 'short_factor'\]"):
+        scaling.extension_frequencies(16, 1e4, 2.0, 64, methods=["longrope"])
+
+
+def test_dynamic_ntk_scale_is_one_up_to_l_then_linear():
+    scale = scaling.dynamic_ntk_scale(np.array([1, 100, 200, 400]), 2.0, 100)
+    np.testing.assert_allclose(scale, [1.0, 1.0, 3.0, 7.0])  # s·l/L − (s − 1)
+    np.testing.assert_allclose(scaling.dynamic_ntk_scale([50, 400], 1.0, 100), [1.0, 4.0])  # paper: max(1, l/L)
+
+
+def test_out_of_range_pairs_matches_brute_force():
+    """Independent check: a pair meets unseen angles iff the angles m·θ mod 2π for m < L leave a gap that
+    the angles for L ≤ m < L′ fall into, i.e. iff it did not complete a turn within L."""
+    dim, base, length, target = 32, 1e4, 256, 1024
+    theta = scaling.default_inv_freq(dim, base)[0]
+    brute = np.array([length * t < 2 * np.pi and target * t > length * t for t in theta])
+    np.testing.assert_array_equal(scaling.out_of_range_pairs(dim, base, length, target), brute)
+    assert not scaling.out_of_range_pairs(dim, base, length, length).any()  # nothing new without extension
+    assert scaling.out_of_range_pairs(dim, base, length, target)[-1]  # the slowest pair is always the first to fail
+
+
+def test_toy_attention_entropy_matches_direct_softmax():
+    inv = scaling.default_inv_freq(32, 1e4)[0]
+    lengths = np.array([1, 7, 100, 333])
+    got = scaling.toy_attention_entropy(inv, lengths, attention_factor=1.2, peak_logit=5.0)
+    for n, h in zip(lengths, got, strict=True):
+        logits = 5.0 * 1.44 * np.array([np.mean(np.cos(d * inv)) for d in range(n)])
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        assert h == pytest.approx(-(p * np.log(p)).sum(), rel=1e-9, abs=1e-12)
+    assert got[0] == pytest.approx(0.0, abs=1e-12)  # one key: no uncertainty
+    assert np.all(got <= np.log(lengths) + 1e-12)  # never above a uniform row
+    with pytest.raises(ValueError, match="lengths"):
+        scaling.toy_attention_entropy(inv, [0])
+
+
+def test_still_out_of_range_against_interval_check():
+    """Independent check with explicit angle intervals: trained [0, L·θ] (or the whole circle), needed [0, L′·θ′]."""
+    dim, base, length, target = 64, 1e4, 512, 2048
+    theta = scaling.default_inv_freq(dim, base)[0]
+    for name, (inv, _) in scaling.extension_frequencies(dim, base, 4.0, length).items():
+        expected = []
+        for t, t_new in zip(theta, inv, strict=True):
+            full_circle = length * t >= 2 * np.pi
+            expected.append(not full_circle and target * t_new > length * t * (1 + 1e-12))
+        np.testing.assert_array_equal(scaling.still_out_of_range(theta, inv, length, target), expected, err_msg=name)
+    assert not scaling.still_out_of_range(theta, theta / 4, length, target).any()  # PI: nothing new
+    assert (
+        scaling.still_out_of_range(theta, theta, length, target).sum()
+        == scaling.out_of_range_pairs(dim, base, length, target).sum()
+    )
+    with pytest.raises(ValueError, match="same shape"):
+        scaling.still_out_of_range(theta, theta[:-1], length, target)

@@ -70,3 +70,29 @@ def test_closest_distinct_positions_matches_brute_force():
         d2[np.diag_indices(200)] = np.inf
         assert dist == pytest.approx(np.sqrt(d2.min()), abs=1e-9)
         assert d2[p, q] == pytest.approx(d2.min(), abs=1e-9)
+
+
+# ---- measurements on a table (notebook 02), against independent ones
+def test_sign_changes_matches_a_loop():
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(60, 5))
+    table[::7, 2] = 0.0  # exact zeros count as positive
+    expected = []
+    for j in range(table.shape[1]):
+        signs = [1 if v >= 0 else -1 for v in table[:, j]]
+        expected.append(sum(a != b for a, b in zip(signs[:-1], signs[1:], strict=True)))
+    np.testing.assert_array_equal(S.sign_changes(table), expected)
+
+
+def test_sign_changes_of_a_sine_is_about_n_over_pi():
+    col = np.sin(np.arange(2048.0))[:, None]
+    assert abs(2047 / S.sign_changes(col)[0] - np.pi) < 0.01
+    assert S.sign_changes(np.cos(np.arange(100) * 1e-4)[:, None])[0] == 0
+
+
+def test_nearest_row_distance_matches_brute_force():
+    rng = np.random.default_rng(1)
+    rows, ref = rng.normal(size=(30, 6)), rng.normal(size=(17, 6))
+    brute = np.array([min(np.linalg.norm(r - q) for q in ref) for r in rows])
+    np.testing.assert_allclose(S.nearest_row_distance(rows, ref), brute, rtol=1e-10)
+    np.testing.assert_allclose(S.nearest_row_distance(ref[:4], ref), 0.0, atol=1e-6)

@@ -1,9 +1,22 @@
-"""Pure matplotlib figures: every function takes ``ax=None`` (or ``axes``), draws, returns the axes.
+"""Pure matplotlib figures, one module per chapter: ``blindness`` (01), ``sinusoidal`` (02), ``learned`` (03),
+``rope`` (04), ``extension`` (05).
 
-No widgets here (see :mod:`helpers.widgets`). One module per chapter so that each lesson's figures live
-together: ``blindness`` (01), ``sinusoidal`` (02), ``learned`` (03), ``rope`` (04), ``extension`` (05).
+Every ``plot_*`` function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. Figures behind a slider
+are drawing classes (e.g. :class:`helpers.plots.rope.Wavelengths`): built once on an axes, then ``update(...)`` sets
+their data in place; the ``plot_*`` function is that class drawn once. No widgets here (see :mod:`helpers.widgets`),
+no torch and no computation: the numbers come from the maths modules (:mod:`helpers.rope`, :mod:`helpers.scaling`,
+:mod:`helpers.sinusoidal`, :mod:`helpers.learned`, :mod:`helpers.attention`), method names, labels and colours from
+:mod:`helpers.methods`.
+
+Conventions: how the notebooks (and the docs) import the package, the same in every chapter::
+
+    from helpers import attention, rope, scaling, sinusoidal, learned, methods   # maths modules by their own names
+    from helpers.plots import rope as rope_plots                                 # <chapter>_plots
+    from helpers.widgets import rope as rope_widgets                             # <chapter>_widgets
+
+and every ``draw_*`` / ``plot_*`` call with more than two arguments passes them by keyword.
 """
 
-from helpers.plots._style import new_axes
+from helpers.plots._style import cjk_font, new_axes
 
-__all__ = ["new_axes"]
+__all__ = ["cjk_font", "new_axes"]

@@ -1,8 +1,13 @@
-"""Shared figure conventions: small figures (fast inline redraws), labelled axes."""
+"""Shared figure conventions: small figures (fast inline redraws), labelled axes, a font for Chinese labels."""
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import font_manager, ft2font
 
 FIGSIZE = (6.0, 3.2)
 
@@ -15,9 +20,103 @@ def new_axes(ax=None, *, figsize=FIGSIZE):
     return ax
 
 
+def as_array(values, name: str = "values") -> np.ndarray:
+    """``values`` as a float64 NumPy array: arrays, lists, or tensors (anything with ``detach``, converted without
+    importing torch here, so that plots stay torch-free)."""
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numbers (an array or a tensor), got {type(values).__name__}") from exc
+
+
 def label(ax, *, xlabel: str, ylabel: str, title: str | None = None):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     return ax
+
+
+#: Font families known to carry simplified Chinese, tried first (then any installed font is checked).
+CJK_FAMILIES = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Sans SC",
+    "Noto Serif CJK SC",
+    "Source Han Sans SC",
+    "Source Han Sans CN",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Droid Sans Fallback",
+    "AR PL UMing CN",
+    "SimHei",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Heiti SC",
+    "Arial Unicode MS",
+)
+#: Every Chinese character the course draws (notebooks 01 and 04's tokens).
+CJK_TEXT = "猫吃鱼小明打了红我喜欢"
+
+
+def _covers(path: str, text: str) -> bool:
+    try:
+        charmap = ft2font.FT2Font(path).get_charmap()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return all(ord(c) in charmap for c in text if not c.isspace())
+
+
+@functools.lru_cache(maxsize=8)
+def cjk_font(text: str = CJK_TEXT) -> str | None:
+    """The name of an installed font family that has a glyph for every character of ``text``, or None.
+
+    Known CJK families are tried first (Noto Sans CJK, WenQuanYi, …), then every font matplotlib knows.
+    Checking the font's character map (not just its name) is what keeps "Glyph … missing" warnings away.
+    """
+    entries = font_manager.fontManager.ttflist
+    preferred = sorted((e for e in entries if e.name in CJK_FAMILIES), key=lambda e: CJK_FAMILIES.index(e.name))
+    for entry in itertools.chain(preferred, entries):
+        # matplotlib's "Last Resort" font maps every character to a placeholder box: not a real CJK font.
+        if not entry.name.startswith("Last Resort") and _covers(entry.fname, text):
+            return entry.name
+    return None
+
+
+class LiveLegend:
+    """A legend for artists that a panel updates in place: rebuilt only when its entries change.
+
+    :meth:`update` takes the handles, their labels and a ``key`` for anything else the legend copies from its
+    handles when it is built (line widths, alphas): while handles and key stay the same, only the texts change (the
+    legend box is laid out when the figure is drawn), so an updated legend looks exactly like a freshly built one.
+    """
+
+    def __init__(self, ax, **kwargs):
+        self.ax, self.kwargs = ax, kwargs
+        self.legend, self._handles, self._key = None, None, None
+
+    def update(self, handles, labels, *, key=None):
+        handles, labels = list(handles), list(labels)
+        if self.legend is None or handles != self._handles or key != self._key:
+            if self.legend is not None:
+                self.legend.remove()
+            self.legend = self.ax.legend(handles, labels, **self.kwargs)
+            self._handles, self._key = handles, key
+        else:
+            for text, name in zip(self.legend.get_texts(), labels, strict=True):
+                text.set_text(name)
+        return self.legend
+
+
+def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:
+    """Axis limits for positive ``values`` on a log axis: their range widened by ``margin`` of it on each side, in
+    log space (what autoscaling does, but computed from the data alone, so an axes updated in place gets exactly the
+    limits a fresh one gets; matplotlib's log autoscaling depends on earlier data at the last digit)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (1.0, 10.0)
+    a, b = np.log10(lo), np.log10(hi)
+    span = b - a if b > a else 1.0
+    return 10 ** (a - margin * span), 10 ** (b + margin * span)

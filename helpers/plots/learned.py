@@ -1,9 +1,8 @@
 """Figures for notebook 03: learned absolute position embeddings (a trainable max_seq_len × d_model table).
 
-Every plotting function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. Tables come in as
-arrays of shape (max_seq_len, d_model) (numpy or torch; torch tensors are detached and converted here).
-The small computations the figures share (:func:`cosine_similarity_matrix`, :func:`row_distance`,
-:func:`position_tables`) are public so that the notebook and the tests can check them.
+Every plotting function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. The numbers they draw
+(:func:`helpers.learned.cosine_similarity_matrix`, :func:`helpers.learned.position_tables`) come from
+:mod:`helpers.learned`; tables come in as arrays of shape (max_seq_len, d_model).
 
 Speed: the figures behind sliders (:func:`plot_row_gradients`, :func:`plot_position_comparison`) set their titles at
 a fixed height (``y=1.0``: matplotlib then skips measuring the tick labels to place them) and keep few ticks, so a
@@ -13,88 +12,18 @@ redraw stays near a tenth of a second (:mod:`helpers.widgets.learned`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
-from helpers.plots._style import label, new_axes
+from helpers.learned import PositionTables, cosine_similarity_matrix, position_tables
+from helpers.plots._style import as_array, label, new_axes
 
 USED = "tab:blue"
 UNUSED = "tab:gray"
 LEARNED = "tab:orange"
 SINUSOIDAL = "tab:blue"
-
-
-def _as_table(table, name: str = "table") -> np.ndarray:
-    """A (T, d) float64 array from a numpy array or a torch tensor (detached)."""
-    if isinstance(table, torch.Tensor):
-        table = table.detach().cpu().numpy()
-    arr = np.asarray(table, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must have shape (max_seq_len, d_model), got shape {arr.shape}")
-    return arr
-
-
-def _unit_rows(t: np.ndarray) -> np.ndarray:
-    """Every row of ``t`` (T, d) divided by its norm; a zero row stays zero (it has no direction)."""
-    norms = np.linalg.norm(t, axis=1, keepdims=True)  # (T, 1)
-    return np.divide(t, norms, out=np.zeros_like(t), where=norms > 0)  # (T, d)
-
-
-def cosine_similarity_matrix(table) -> np.ndarray:
-    """S[p, q] = ⟨t_p, t_q⟩ / (‖t_p‖·‖t_q‖) for the rows t_p of ``table`` (T, d). Returns (T, T), float64.
-
-    A zero row has no direction: its similarities are set to 0 (its diagonal entry too).
-    """
-    unit = _unit_rows(_as_table(table))  # (T, d)
-    return unit @ unit.T  # (T, T)
-
-
-def row_distance(table, init) -> np.ndarray:
-    """‖table[p] − init[p]‖₂ for every row p: how far training moved each position's vector. Shape (T,)."""
-    t, t0 = _as_table(table), _as_table(init, "init")
-    if t.shape != t0.shape:
-        raise ValueError(f"table and init must have the same shape, got {t.shape} and {t0.shape}")
-    return np.linalg.norm(t - t0, axis=1)  # (T,)
-
-
-@dataclass(frozen=True)
-class PositionTables:
-    """Everything :func:`plot_position_comparison` draws, computed once by :func:`position_tables`.
-
-    A slider over positions then only picks rows of these arrays: no norms or matrix products per redraw.
-    """
-
-    learned_unit: np.ndarray  # (T, d_learned): rows of the learned table divided by their norms
-    sinusoidal_unit: np.ndarray  # (T, d_sin): rows of the sinusoidal table divided by their norms
-    learned_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(learned)
-    sinusoidal_similarity: np.ndarray  # (T, T): cosine_similarity_matrix(sinusoidal)
-    train_len: int | None = None
-
-    @property
-    def unit_limit(self) -> float:
-        """A y-limit for the left panel that fits every row of both tables (the axis stays put as p moves)."""
-        return 1.05 * float(max(np.abs(self.learned_unit).max(), np.abs(self.sinusoidal_unit).max()))
-
-    @property
-    def n_positions(self) -> int:
-        return self.learned_unit.shape[0]
-
-
-def position_tables(learned, sinusoidal, train_len: int | None = None) -> PositionTables:
-    """Unit rows and cosine-similarity matrices of a learned table and a sinusoidal table with the same rows T."""
-    ln, sn = _as_table(learned, "learned"), _as_table(sinusoidal, "sinusoidal")
-    if ln.shape[0] != sn.shape[0]:
-        raise ValueError(
-            f"learned and sinusoidal need the same number of positions, got {ln.shape[0]} and {sn.shape[0]}"
-        )
-    if train_len is not None and not 1 <= int(train_len) <= ln.shape[0]:
-        raise ValueError(f"train_len must be in 1..{ln.shape[0]} (the number of rows), got {train_len}")
-    lu, su = _unit_rows(ln), _unit_rows(sn)  # (T, d) each
-    return PositionTables(lu, su, lu @ lu.T, su @ su.T, None if train_len is None else int(train_len))
 
 
 def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False) -> None:
@@ -112,35 +41,56 @@ def _title(ax, text: str) -> None:
     ax.set_title(text, y=1.0)
 
 
-def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None, *, ymax: float | None = None):
-    """Bar chart of ‖∂loss/∂table[p]‖ for every row p of a table's gradient (T, d).
+class RowGradients:
+    """Bar chart of ‖∂loss/∂table[p]‖ for every row p of a table's gradient (T, d); :meth:`update` redraws in place.
 
     Rows whose position appeared in the forward pass (``used``) are coloured; every other row's bar is
     zero, because a lookup only routes gradient to the rows it read, and is marked by a gray cross.
     ``ymax`` fixes the top of the y axis (a slider panel passes one value for all its frames, so the scale does
     not jump); by default it leaves room above the tallest bar for the legend.
     """
-    g = _as_table(grad, "grad")
-    norms = np.linalg.norm(g, axis=1)  # (T,)
-    positions = np.arange(len(norms))
-    used_set = set(int(p) for p in used) if used is not None else set(np.flatnonzero(norms > 0).tolist())
-    colors = [USED if p in used_set else UNUSED for p in positions]
-    ax = new_axes(ax)
-    ax.bar(positions, norms, color=colors, width=0.8)
-    zero = norms == 0
-    # a Line2D of markers (cheaper than a scatter); not clipped, so the crosses on the axis show whole
-    ax.plot(positions[zero], norms[zero], ls="", marker="x", color=UNUSED, clip_on=False, zorder=3)
-    handles = [
-        plt.Rectangle((0, 0), 1, 1, color=USED, label="row read in the forward pass"),
-        plt.Line2D([], [], marker="x", ls="", color=UNUSED, label="gradient exactly 0"),
-    ]
-    ax.legend(handles=handles, loc="upper right", fontsize=8)
-    ax.set_xticks(positions if len(positions) <= 32 else positions[:: max(1, len(positions) // 16)])
-    ax.set_ylim(0, ymax if ymax is not None else max(float(norms.max()), 1e-12) * 1.35)
-    ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-    label(ax, xlabel="table row = position p (tokens)", ylabel="‖∂loss/∂table[p]‖")
-    _title(ax, f"Gradient per row after one backward pass ({len(used_set)} of {len(norms)} rows used)")
-    return ax
+
+    def __init__(self, ax):
+        self.ax = ax
+        self.bars = None
+        # a Line2D of markers (cheaper than a scatter); not clipped, so the crosses on the axis show whole
+        (self.crosses,) = ax.plot([], [], ls="", marker="x", color=UNUSED, clip_on=False, zorder=3)
+        handles = [
+            plt.Rectangle((0, 0), 1, 1, color=USED, label="row read in the forward pass"),
+            plt.Line2D([], [], marker="x", ls="", color=UNUSED, label="gradient exactly 0"),
+        ]
+        ax.legend(handles=handles, loc="upper right", fontsize=8)
+        ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
+        label(ax, xlabel="table row = position p (tokens)", ylabel="‖∂loss/∂table[p]‖")
+
+    def update(self, grad, used: Sequence[int] | None = None, *, ymax: float | None = None):
+        g = as_array(grad, "grad")  # (T, d)
+        if g.ndim != 2:
+            raise ValueError(f"grad must have shape (max_seq_len, d_model), got shape {g.shape}")
+        norms = np.linalg.norm(g, axis=1)  # (T,)
+        positions = np.arange(len(norms))
+        used_set = set(int(p) for p in used) if used is not None else set(np.flatnonzero(norms > 0).tolist())
+        if self.bars is None or len(self.bars) != len(norms):
+            if self.bars is not None:
+                self.bars.remove()
+            self.bars = self.ax.bar(positions, norms, width=0.8)
+            lo, hi = -0.4, len(norms) - 0.6  # the bars' outer edges
+            self.ax.set_xlim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))  # autoscaling's 5 % margins, fixed
+            self.ax.set_xticks(positions if len(positions) <= 32 else positions[:: max(1, len(positions) // 16)])
+        for p, (bar, height) in enumerate(zip(self.bars, norms, strict=True)):
+            bar.set_height(height)
+            bar.set_color(USED if p in used_set else UNUSED)
+        zero = norms == 0
+        self.crosses.set_data(positions[zero], norms[zero])
+        self.crosses.set_visible(bool(zero.any()))  # an empty unclipped line would still count in the layout
+        self.ax.set_ylim(0, ymax if ymax is not None else max(float(norms.max()), 1e-12) * 1.35)
+        _title(self.ax, f"Gradient per row after one backward pass ({len(used_set)} of {len(norms)} rows used)")
+        return self.ax
+
+
+def plot_row_gradients(grad, used: Sequence[int] | None = None, ax=None, *, ymax: float | None = None):
+    """Bar chart of ‖∂loss/∂table[p]‖ for every row p of a table's gradient (T, d) (:class:`RowGradients`)."""
+    return RowGradients(new_axes(ax)).update(grad, used, ymax=ymax)
 
 
 def plot_parameter_share(names: Sequence[str], table_params: Sequence[int], total_params: Sequence[int], ax=None):
@@ -206,17 +156,63 @@ def plot_distance_from_init(distances, train_len: int | None = None, ax=None):
     )
 
 
+class PositionComparison:
+    """One position p: its learned and sinusoidal vectors (left) and their similarity rows S[p, :] (right).
+
+    Drawn once on two axes from a :class:`helpers.learned.PositionTables`; :meth:`update` moves to another p.
+    Left: both vectors divided by their norms, so that a learned row (scale ~0.02 at init) and a sinusoidal row
+    (entries in [−1, 1]) share one axis, whose range fits every row of both tables (so it does not jump when a
+    slider moves p). Right: cos(t_p, t_q) for every q, for both tables; the dotted line marks q = p, the dashed
+    one the training length.
+    """
+
+    def __init__(self, axes, tables: PositionTables):
+        self.axes, self.tables = axes, tables
+        ax0, ax1 = axes
+        (self.sin_vec,) = ax0.plot([], [], color=SINUSOIDAL, lw=1.2, label="sinusoidal")
+        (self.learned_vec,) = ax0.plot([], [], color=LEARNED, lw=1.2, label="learned")
+        ax0.legend(loc="upper right", fontsize=8)
+        ax0.set_ylim(-tables.unit_limit, tables.unit_limit)  # one scale for every p
+        ax0.set_xlim(-0.05 * (tables.learned_unit.shape[1] - 1), 1.05 * (tables.learned_unit.shape[1] - 1))
+        ax0.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+        ax0.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
+        label(ax0, xlabel="dimension index j", ylabel="t_p[j] / ‖t_p‖")
+        q = np.arange(tables.n_positions)
+        (self.sin_row,) = ax1.plot(q, tables.sinusoidal_similarity[0], color=SINUSOIDAL, lw=1.2)
+        (self.learned_row,) = ax1.plot(q, tables.learned_similarity[0], color=LEARNED, lw=1.2)
+        self.here = ax1.axvline(0, color="0.4", lw=0.8, ls=":")
+        if tables.train_len is not None:
+            _mark_training_length(ax1, tables.train_len)
+            ax1.text(tables.train_len + 1, -0.93, f"L = {tables.train_len}", fontsize=8)
+        ax1.set_xlim(-0.05 * (tables.n_positions - 1), 1.05 * (tables.n_positions - 1))
+        ax1.set_ylim(-1.05, 1.05)
+        ax1.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+        ax1.yaxis.set_major_locator(FixedLocator([-1.0, -0.5, 0.0, 0.5, 1.0]))
+        label(ax1, xlabel="position q (tokens)", ylabel="cos(t_p, t_q)")
+
+    def update(self, position: int):
+        tables = self.tables
+        p = int(position)
+        if not 0 <= p < tables.n_positions:
+            raise IndexError(f"position must be in 0..{tables.n_positions - 1}, got {position}")
+        self.sin_vec.set_data(np.arange(tables.sinusoidal_unit.shape[1]), tables.sinusoidal_unit[p])
+        self.learned_vec.set_data(np.arange(tables.learned_unit.shape[1]), tables.learned_unit[p])
+        _title(self.axes[0], f"Position vectors at p = {p}")
+        self.sin_row.set_ydata(tables.sinusoidal_similarity[p])
+        self.learned_row.set_ydata(tables.learned_similarity[p])
+        self.here.set_xdata([p, p])
+        _title(self.axes[1], f"Similarity row S[{p}, :] (dotted: q = p)")
+        return self.axes
+
+
 def plot_position_comparison(
     position: int, learned, sinusoidal=None, *, train_len: int | None = None, axes=None
 ) -> Sequence:
-    """One position p: its learned and sinusoidal vectors (left) and their similarity rows S[p, :] (right).
+    """One position p: its learned and sinusoidal vectors and their similarity rows (:class:`PositionComparison`).
 
     ``learned``: the learned table (T, d), with ``sinusoidal`` (T, d') and ``train_len``; or a
-    :class:`PositionTables` from :func:`position_tables` (then the other two are taken from it), which a slider
-    computes once. Left: both vectors divided by their norms, so that a learned row (scale ~0.02 at init) and a
-    sinusoidal row (entries in [−1, 1]) share one axis, whose range fits every row of both tables (so it does not
-    jump when a slider moves p). Right: cos(t_p, t_q) for every q, for both tables; the dotted line marks q = p, the
-    dashed one the training length. Returns the two axes.
+    :class:`helpers.learned.PositionTables` from :func:`helpers.learned.position_tables` (then the other two are
+    taken from it), which a slider computes once. Returns the two axes.
     """
     if isinstance(learned, PositionTables):
         tables = learned
@@ -224,32 +220,6 @@ def plot_position_comparison(
         if sinusoidal is None:
             raise TypeError("plot_position_comparison needs the sinusoidal table (or a PositionTables)")
         tables = position_tables(learned, sinusoidal, train_len)
-    p = int(position)
-    if not 0 <= p < tables.n_positions:
-        raise IndexError(f"position must be in 0..{tables.n_positions - 1}, got {position}")
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(9.0, 3.2), layout="constrained")
-
-    ax0, ax1 = axes
-    ax0.plot(tables.sinusoidal_unit[p], color=SINUSOIDAL, lw=1.2, label="sinusoidal")
-    ax0.plot(tables.learned_unit[p], color=LEARNED, lw=1.2, label="learned")
-    ax0.legend(loc="upper right", fontsize=8)
-    ax0.set_ylim(-tables.unit_limit, tables.unit_limit)  # one scale for every p
-    ax0.xaxis.set_major_locator(MaxNLocator(5, integer=True))
-    ax0.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-    label(ax0, xlabel="dimension index j", ylabel="t_p[j] / ‖t_p‖")
-    _title(ax0, f"Position vectors at p = {p}")
-
-    q = np.arange(tables.n_positions)
-    ax1.plot(q, tables.sinusoidal_similarity[p], color=SINUSOIDAL, lw=1.2)
-    ax1.plot(q, tables.learned_similarity[p], color=LEARNED, lw=1.2)
-    ax1.axvline(p, color="0.4", lw=0.8, ls=":")
-    if tables.train_len is not None:
-        _mark_training_length(ax1, tables.train_len)
-        ax1.text(tables.train_len + 1, -0.93, f"L = {tables.train_len}", fontsize=8)
-    ax1.set_ylim(-1.05, 1.05)
-    ax1.xaxis.set_major_locator(MaxNLocator(5, integer=True))
-    ax1.yaxis.set_major_locator(FixedLocator([-1.0, -0.5, 0.0, 0.5, 1.0]))
-    label(ax1, xlabel="position q (tokens)", ylabel="cos(t_p, t_q)")
-    _title(ax1, f"Similarity row S[{p}, :] (dotted: q = p)")
-    return axes
+    return PositionComparison(axes, tables).update(position)

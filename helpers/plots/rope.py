@@ -3,9 +3,8 @@
 Every plotting function takes ``ax=None`` (or ``axes=None``), draws, and returns what it drew on. Pure matplotlib:
 the sliders that drive these live in :mod:`helpers.widgets.rope`.
 
-A few small computations that the figures need live here too (marked "computation" below). Those about RoPE in
-general (:func:`key_peaking_at`, :func:`pair_score_curve`, :func:`roformer_bound_factor`) are candidates for
-:mod:`helpers.rope`; they are tested against independent computations in ``tests/test_plots_rope.py``.
+The numbers come from :mod:`helpers.rope` (frequencies, :func:`~helpers.rope.long_range_decay` and the score curves
+behind it); nothing is computed here.
 
 Conventions: interleaved layout (pair i = dimensions (2i, 2i+1)), score(m, n) = <R_Θ(m) q, R_Θ(n) k> with the
 query at m and the key at n, θ_i = base^(-2i/D) (:func:`helpers.rope.rope_inv_freq`).
@@ -13,114 +12,13 @@ query at m and the key at n, θ_i = base^(-2i/D) (:func:`helpers.rope.rope_inv_f
 
 from __future__ import annotations
 
-import functools
-
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
-from helpers.plots._style import label, new_axes
-from helpers.rope import rope_inv_freq, rope_wavelengths
-
-# --------------------------------------------------------------------------- computations
-
-
-def key_peaking_at(q: np.ndarray, distance: float, base: float = 10000.0) -> np.ndarray:
-    """A key whose RoPE score with ``q`` is largest at distance m − n = ``distance`` (computation).
-
-    k = R_Θ(distance)·q. Per pair, q̃·conj(k̃) = |q̃_i|²·e^{−i·distance·θ_i}, so
-    score(m, n) = Σ_i |q̃_i|² cos((m − n − distance)·θ_i), which reaches its maximum |q|² exactly at
-    m − n = distance (every cosine is 1 there). Barbero et al. 2024 (arXiv 2410.06205) use this kind of
-    construction to show that RoPE does not force scores to decay with distance.
-
-    ``q``: (D,) interleaved. Returns (D,) float64.
-    """
-    q = np.asarray(q, dtype=np.float64)
-    theta = rope_inv_freq(q.shape[-1], base)  # (D/2,)
-    zq = q[0::2] + 1j * q[1::2]  # (D/2,) complex
-    zk = zq * np.exp(1j * distance * theta)  # (D/2,)
-    k = np.empty_like(q)  # (D,)
-    k[0::2], k[1::2] = zk.real, zk.imag
-    return k
-
-
-def pair_score_curve(q: np.ndarray, k: np.ndarray, distances, base: float = 10000.0) -> np.ndarray:
-    """score(m, n) as a function of the distance m − n alone (computation).
-
-    score = Σ_i Re[q̃_i·conj(k̃_i)·e^{i(m−n)θ_i}] = Σ_i A_i cos((m−n)θ_i) + B_i sin((m−n)θ_i), with
-    A_i = q_a k_a + q_b k_b and B_i = q_a k_b − q_b k_a for pair i = (a, b) = (2i, 2i+1) (RoFormer arXiv
-    2104.09864 §3.2.1 for one pair, §3.4.3 for the sum over pairs; the sine term is errata E2). Real
-    arithmetic, no complex exp. ``q``, ``k``: (D,) or (N, D) interleaved; ``distances``: (T,).
-    Returns (T,) or (N, T).
-    """
-    q = np.asarray(q, dtype=np.float64)
-    return _scores_from_table(q, k, *_cos_sin_table(rope_inv_freq(q.shape[-1], base), distances))
-
-
-def _scores_from_table(q, k, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """Σ_i A_i cos_i(t) + B_i sin_i(t) for a precomputed (D/2, T) table (see :func:`pair_score_curve`)."""
-    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    qa, qb, ka, kb = q[..., 0::2], q[..., 1::2], k[..., 0::2], k[..., 1::2]  # (..., D/2) each
-    a, b = qa * ka + qb * kb, qa * kb - qb * ka  # (..., D/2) each: A_i and B_i
-    # einsum, not `@`: a matrix product this small goes to multi-threaded BLAS, whose threads can stall for
-    # tens of milliseconds when the CPU is busy; einsum's single-threaded loop takes ~2 ms every time.
-    return np.einsum("...i,it->...t", a, cos) + np.einsum("...i,it->...t", b, sin)  # (..., T)
-
-
-def _cos_sin_table(theta: np.ndarray, distances) -> tuple[np.ndarray, np.ndarray]:
-    angles = np.outer(theta, np.asarray(distances, dtype=np.float64))  # (D/2, T)
-    return np.cos(angles), np.sin(angles)
-
-
-def roformer_bound_factor(distances, dim: int, base: float = 10000.0) -> np.ndarray:
-    """The distance factor of RoFormer's long-term-decay bound: (1/(D/2))·Σ_{j=1}^{D/2} |S_j| (computation).
-
-    S_j = Σ_{k=0}^{j−1} e^{i(m−n)θ_k}. Abel summation gives |score| ≤ (max_i |h_{i+1} − h_i|)·Σ_j |S_j|
-    (RoFormer arXiv 2104.09864 §3.4.3; the paper plots this average in its Figure 2). It bounds the *magnitude*
-    of the score; it says nothing about the score's sign or its expectation. Returns (T,).
-    """
-    return _bound_from_table(*_cos_sin_table(rope_inv_freq(dim, base), distances))
-
-
-def _bound_from_table(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    # cos, sin: (D/2, T), the real and imaginary parts of e^{i(m−n)θ_k}
-    partial_re, partial_im = np.cumsum(cos, axis=0), np.cumsum(sin, axis=0)  # (D/2, T): S_1 .. S_{D/2}
-    return np.hypot(partial_re, partial_im).mean(axis=0)  # (T,)
-
-
-def random_score_stats(distances, dim: int, base: float = 10000.0, *, n_samples: int = 128, seed: int = 0):
-    """Mean and standard deviation of score/(|q||k|) over independent standard-normal q, k (computation).
-
-    For independent q, k with zero mean, E[q̃_i·conj(k̃_i)] = 0, so the expected score is 0 at every
-    distance. Returns (mean (T,), std (T,)) over ``n_samples`` seeded draws.
-    """
-    return _random_stats(_cos_sin_table(rope_inv_freq(dim, base), distances), dim, n_samples, seed)
-
-
-def _random_stats(table, dim: int, n_samples: int, seed: int):
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, dim))  # (N, D)
-    k = rng.standard_normal((n_samples, dim))  # (N, D)
-    norms = np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1)  # (N,)
-    s = _scores_from_table(q, k, *table) / norms[:, None]  # (N, T)
-    return s.mean(axis=0), s.std(axis=0)
-
-
-@functools.lru_cache(maxsize=1)
-def cjk_font() -> str | None:
-    """The family name of an installed font that has Chinese glyphs (e.g. Noto Sans CJK), or None."""
-    from matplotlib import font_manager, ft2font
-
-    for entry in font_manager.fontManager.ttflist:
-        if "last resort" in entry.name.lower():  # draws a placeholder box for every character
-            continue
-        try:
-            if ft2font.FT2Font(entry.fname).get_char_index(ord("猫")):
-                return entry.name
-        except (OSError, RuntimeError):
-            continue
-    return None
+from helpers.plots._style import LiveLegend, cjk_font, label, log_limits, new_axes
+from helpers.rope import long_range_decay, rope_inv_freq, rope_wavelengths
 
 
 def token_labels(tokens, translations) -> list[str]:
@@ -133,7 +31,7 @@ def token_labels(tokens, translations) -> list[str]:
     tokens, translations = list(tokens), list(translations)
     if len(tokens) != len(translations):
         raise ValueError(f"need one (pinyin, English) pair per token: {len(tokens)} tokens, {len(translations)} pairs")
-    if cjk_font() is not None:
+    if cjk_font("".join(tokens)) is not None:
         return [f"{t}\n({en})" for t, (_, en) in zip(tokens, translations, strict=True)]
     return [f"{py}\n({en})" for py, en in translations]
 
@@ -159,48 +57,60 @@ def _rot2(v: np.ndarray, angle: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+class Rotation2D:
+    """One rotary pair as arrows, drawn once on ``ax`` and updated in place by :meth:`update`.
+
+    q rotated by m·θ, k rotated by n·θ, their dot product in the title. Faint arrows are q and k before rotation
+    (position 0). Moving m and n together leaves the title unchanged: only the angle between the arrows,
+    (m − n)·θ plus the angle between q and k, enters the dot product.
+    """
+
+    COLORS = ("tab:blue", "tab:orange", "tab:blue", "tab:orange")
+    ALPHAS = (0.3, 0.3, 1.0, 1.0)
+
+    def __init__(self, ax):
+        self.ax = ax
+        colors = [matplotlib.colors.to_rgba(c, a) for c, a in zip(self.COLORS, self.ALPHAS, strict=True)]
+        # One quiver for all four arrows: much cheaper to redraw than four annotations.
+        zeros = np.zeros(4)
+        self.quiver = ax.quiver(
+            zeros, zeros, zeros, zeros, color=colors, angles="xy", scale_units="xy", scale=1, width=0.012
+        )
+        self.keys = [ax.plot([], [], color=c, alpha=a, lw=2)[0] for c, a in zip(self.COLORS, self.ALPHAS, strict=True)]
+        self.circles = [ax.plot([], [], color=c, lw=0.5, alpha=0.3)[0] for c in self.COLORS[:2]]
+        ax.set_aspect("equal")
+        ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+        ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+        self.legend = ax.legend(self.keys, ["", "", "", ""], loc="lower left", fontsize=7, frameon=False)
+        label(ax, xlabel="dimension 2i (first of the pair)", ylabel="dimension 2i+1")
+
+    def update(self, q, k, m: int, n: int, theta: float):
+        q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+        qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
+        uv = np.array([q, k, qm, kn])  # (4, 2)
+        self.quiver.set_UVC(uv[:, 0], uv[:, 1])
+        names = ["q (position 0)", "k (position 0)", f"q rotated by m·θ = {m * theta:.2f} rad"]
+        names.append(f"k rotated by n·θ = {n * theta:.2f} rad")
+        for text, name in zip(self.legend.get_texts(), names, strict=True):
+            text.set_text(name)
+        for line, v in zip(self.circles, (q, k), strict=True):
+            line.set_data(np.linalg.norm(v) * _CIRCLE.real, np.linalg.norm(v) * _CIRCLE.imag)
+        r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
+        self.ax.set_xlim(-r, r)
+        self.ax.set_ylim(-r, r)
+        self.ax.set_title(f"m={m}, n={n}, m−n={m - n}:  q_m·k_n = {qm @ kn:+.3f}")
+        return self.ax
+
+
+_CIRCLE = np.exp(1j * np.linspace(0, 2 * np.pi, 121))  # (121,) the unit circle
+
+
 def plot_rotation_2d(q, k, m: int, n: int, theta: float, ax=None):
     """One rotary pair as arrows: q rotated by m·θ, k rotated by n·θ, and their dot product in the title.
 
-    Faint arrows are q and k before rotation (position 0). The title shows q_m·k_n and m − n: moving m and n
-    together leaves both unchanged, because only the angle between the arrows, (m − n)·θ plus the angle
-    between q and k, enters the dot product.
+    See :class:`Rotation2D` (what the rotation panel updates in place).
     """
-    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
-    ax = new_axes(ax, figsize=(4.6, 4.0))
-    qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
-    r = 1.25 * max(np.linalg.norm(q), np.linalg.norm(k))
-    arrows = [
-        (q, "tab:blue", 0.3, "q (position 0)"),
-        (k, "tab:orange", 0.3, "k (position 0)"),
-        (qm, "tab:blue", 1.0, f"q rotated by m·θ = {m * theta:.2f} rad"),
-        (kn, "tab:orange", 1.0, f"k rotated by n·θ = {n * theta:.2f} rad"),
-    ]
-    # One quiver for all four arrows: much cheaper to redraw than four annotations.
-    uv = np.array([v for v, *_ in arrows])  # (4, 2)
-    colors = [matplotlib.colors.to_rgba(c, a) for _, c, a, _ in arrows]
-    ax.quiver(
-        np.zeros(4), np.zeros(4), uv[:, 0], uv[:, 1], color=colors, angles="xy", scale_units="xy", scale=1, width=0.012
-    )
-    for _, color, alpha, name in arrows:
-        ax.plot([], [], color=color, alpha=alpha, lw=2, label=name)
-    circle = np.linspace(0, 2 * np.pi, 121)
-    ax.plot(np.linalg.norm(q) * np.cos(circle), np.linalg.norm(q) * np.sin(circle), color="tab:blue", lw=0.5, alpha=0.3)
-    ax.plot(
-        np.linalg.norm(k) * np.cos(circle), np.linalg.norm(k) * np.sin(circle), color="tab:orange", lw=0.5, alpha=0.3
-    )
-    ax.set_xlim(-r, r)
-    ax.set_ylim(-r, r)
-    ax.set_aspect("equal")
-    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
-    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
-    ax.legend(loc="lower left", fontsize=7, frameon=False)
-    return label(
-        ax,
-        xlabel="dimension 2i (first of the pair)",
-        ylabel="dimension 2i+1",
-        title=f"m={m}, n={n}, m−n={m - n}:  q_m·k_n = {qm @ kn:+.3f}",
-    )
+    return Rotation2D(new_axes(ax, figsize=(4.6, 4.0))).update(q, k, m, n, theta)
 
 
 def plot_rotation_matrix(r: np.ndarray, ax=None, *, title: str = "R_Θ(m)"):
@@ -232,89 +142,128 @@ def plot_score_grid(scores: np.ndarray, ax=None, *, title: str = "score(m, n) = 
     return label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=title)
 
 
-def plot_wavelengths(
-    dim: int, base: float, ax=None, *, reference_base: float | None = 10000.0, context: int | None = None
-):
-    """Wavelength λ_i = 2π/θ_i (positions per full turn) of every rotary pair, on a log scale.
+class Wavelengths:
+    """Wavelength λ_i = 2π/θ_i of every rotary pair on a log scale, drawn once on ``ax``; :meth:`update` redraws.
 
     Pair 0 always turns 1 rad per position (λ = 2π ≈ 6.3); the slowest pair has λ = 2π·base^((D−2)/D). A larger
     base widens the range. ``reference_base`` draws a second, dashed curve for comparison; ``context`` draws a
     horizontal line at a context length (pairs above it never complete a turn inside that context).
     """
-    ax = new_axes(ax)
-    i = np.arange(dim // 2)
-    lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
-    ax.semilogy(i, lam, marker=".", ms=3, lw=1.5, color="tab:blue", label=f"base {base:,.0f}")
-    if reference_base is not None and reference_base != base:
-        ref = rope_wavelengths(rope_inv_freq(dim, reference_base))
-        ax.semilogy(i, ref, ls="--", lw=1.2, color="0.5", label=f"base {reference_base:,.0f}")
-    if context is not None:
-        ax.axhline(context, color="tab:red", lw=0.8, ls=":", label=f"context {context:,} positions")
-    ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
-    ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
-    ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
-    return label(
-        ax,
-        xlabel="pair index i",
-        ylabel="wavelength λ_i (positions)",
-        title=f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions",
-    )
+
+    def __init__(self, ax):
+        self.ax = ax
+        (self.line,) = ax.semilogy([1], [1], marker=".", ms=3, lw=1.5, color="tab:blue")
+        (self.reference,) = ax.semilogy([1], [1], ls="--", lw=1.2, color="0.5")
+        self.context = ax.axhline(1, color="tab:red", lw=0.8, ls=":")
+        self.two_pi = ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
+        ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
+        ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        label(ax, xlabel="pair index i", ylabel="wavelength λ_i (positions)")
+        self.legend = LiveLegend(ax, fontsize=8, frameon=False, loc="upper left")
+
+    def update(self, dim: int, base: float, *, reference_base: float | None = 10000.0, context: int | None = None):
+        i = np.arange(dim // 2)
+        lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
+        self.line.set_data(i, lam)
+        self.line.set_label(f"base {base:,.0f}")
+        show_ref = reference_base is not None and reference_base != base
+        self.reference.set_visible(show_ref)
+        if show_ref:
+            self.reference.set_data(i, rope_wavelengths(rope_inv_freq(dim, reference_base)))
+            self.reference.set_label(f"base {reference_base:,.0f}")
+        self.context.set_visible(context is not None)
+        if context is not None:
+            self.context.set_ydata([context, context])
+            self.context.set_label(f"context {context:,} positions")
+        shown = [a for a in (self.line, self.reference, self.context, self.two_pi) if a.get_visible()]
+        self.legend.update(shown, [a.get_label() for a in shown])
+        ys = [lam, [2 * np.pi]]
+        if show_ref:
+            ys.append(self.reference.get_ydata())
+        if context is not None:
+            ys.append([context])
+        self.ax.set_ylim(*log_limits(np.concatenate([np.ravel(y) for y in ys])))
+        self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
+        self.ax.set_title(f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions")
+        return self.ax
+
+
+def plot_wavelengths(
+    dim: int, base: float, ax=None, *, reference_base: float | None = 10000.0, context: int | None = None
+):
+    """Wavelength λ_i = 2π/θ_i (positions per full turn) of every rotary pair, on a log scale (:class:`Wavelengths`)."""
+    return Wavelengths(new_axes(ax)).update(dim, base, reference_base=reference_base, context=context)
+
+
+class LongRangeDecay:
+    """What RoPE's "long-range decay" is and is not, on two axes sharing the distance axis; :meth:`update` redraws.
+
+    Top: RoFormer's bound factor (1/(D/2))·Σ_j |S_j|, which decays on average, with bumps.
+    Bottom: actual normalised scores score/(|q||k|) against distance m − n for
+    (a) q = k = all ones (decays, with bumps: the picture behind the claim),
+    (b) q = all ones, k = :func:`helpers.rope.key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
+    (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
+    The curves come from one cos/sin table (:func:`helpers.rope.long_range_decay`); few tick labels, three legend
+    entries (the random band and its mean share one).
+    """
+
+    def __init__(self, axes):
+        self.axes = axes
+        top, bottom = axes
+        (self.bound,) = top.plot([], [], color="tab:purple", lw=1)
+        top.yaxis.set_major_locator(MaxNLocator(3))
+        top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
+        label(top, xlabel="", ylabel="bound factor\nΣ|S_j| / (D/2)")
+        (self.same,) = bottom.plot([], [], lw=1, color="tab:blue", label="q = k (all ones)")
+        (self.peaked,) = bottom.plot([], [], lw=1, color="tab:green")
+        self.band = bottom.fill_between([0, 1], [0, 0], [0, 0], color="tab:orange", alpha=0.25, lw=0)
+        (self.mean,) = bottom.plot([], [], color="tab:orange", lw=1)
+        self.peak_line = bottom.axvline(0, color="tab:green", lw=0.6, ls=":")
+        bottom.set_ylim(-1.05, 1.05)
+        bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
+        self.legend = bottom.legend(
+            [self.same, self.peaked, (self.band, self.mean)],
+            ["q = k (all ones)", "", ""],
+            fontsize=7,
+            loc="lower right",
+            framealpha=0.85,  # readable where small D puts curves under the legend
+            edgecolor="none",
+        )
+        label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
+
+    def update(
+        self, dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128
+    ):
+        top, bottom = self.axes
+        c = long_range_decay(dim, base, peak, max_distance=max_distance, n_samples=n_samples)  # (T,) curves
+        d = c.distances
+        self.bound.set_data(d, c.bound)
+        top.relim()
+        top.autoscale_view()
+        top.set_title(f"RoPE scores against distance (D = {dim}, base {base:,.0f})")
+        self.same.set_data(d, c.same)
+        self.peaked.set_data(d, c.peaked)
+        self.peaked.set_label(f"k chosen to peak at {peak}")
+        self.band.set_data(d, c.random_mean - c.random_std, c.random_mean + c.random_std)
+        random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
+        self.mean.set_data(d, c.random_mean)
+        self.mean.set_label(random_label)
+        self.peak_line.set_xdata([peak, peak])
+        bottom.set_xlim(0, max_distance)
+        texts = self.legend.get_texts()
+        texts[1].set_text(f"k chosen to peak at {peak}")
+        texts[2].set_text(random_label)
+        return self.axes
 
 
 def plot_long_range_decay(
     dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128, axes=None
 ):
-    """What RoPE's "long-range decay" is and is not, on two panels sharing the distance axis.
-
-    Top: RoFormer's bound factor (1/(D/2))·Σ_j |S_j|, which decays on average, with bumps.
-    Bottom: actual normalised scores score/(|q||k|) against distance m − n for
-    (a) q = k = all ones (decays, with bumps: the picture behind the claim),
-    (b) q = all ones, k = :func:`key_peaking_at` (q, ``peak``): the score peaks at m − n = ``peak``,
-    (c) independent random q, k: mean over ``n_samples`` draws (≈ 0 everywhere) ± one standard deviation.
-
-    Drawn for speed (the decay panel redraws it on every release): one cos/sin table shared by all curves,
-    few tick labels, three legend entries (the random band and its mean share one).
-    """
+    """What RoPE's "long-range decay" is and is not, on two panels sharing the distance axis (:class:`LongRangeDecay`)."""
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True, layout="constrained")
-    top, bottom = axes
-    d = np.arange(max_distance + 1)  # (T,)
-    table = _cos_sin_table(rope_inv_freq(dim, base), d)  # (D/2, T) cos and sin, shared by all four curves
-    top.plot(d, _bound_from_table(*table), color="tab:purple", lw=1)
-    top.yaxis.set_major_locator(MaxNLocator(3))
-    top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
-    label(
-        top,
-        xlabel="",
-        ylabel="bound factor\nΣ|S_j| / (D/2)",
-        title=f"RoPE scores against distance (D = {dim}, base {base:,.0f})",
-    )
-    ones = np.ones(dim)
-    same = bottom.plot(
-        d, _scores_from_table(ones, ones, *table) / dim, lw=1, color="tab:blue", label="q = k (all ones)"
-    )
-    peaked = _scores_from_table(ones, key_peaking_at(ones, peak, base), *table) / dim
-    chosen = bottom.plot(d, peaked, lw=1, color="tab:green", label=f"k chosen to peak at {peak}")
-    mean, std = _random_stats(table, dim, n_samples, 0)
-    band = bottom.fill_between(d, mean - std, mean + std, color="tab:orange", alpha=0.25, lw=0)
-    random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
-    (mean_line,) = bottom.plot(d, mean, color="tab:orange", lw=1, label=random_label)
-    bottom.axvline(peak, color="tab:green", lw=0.6, ls=":")
-    bottom.set_xlim(0, max_distance)
-    bottom.set_ylim(-1.05, 1.05)
-    bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
-    bottom.legend(
-        [same[0], chosen[0], (band, mean_line)],
-        ["q = k (all ones)", f"k chosen to peak at {peak}", random_label],
-        fontsize=7,
-        loc="lower right",
-        framealpha=0.85,  # readable where small D puts curves under the legend
-        edgecolor="none",
-    )
-    label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
-    return axes
+    return LongRangeDecay(axes).update(dim, base, peak, max_distance=max_distance, n_samples=n_samples)
 
 
 def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str = "attention weights"):
@@ -325,7 +274,8 @@ def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str =
     ax.figure.colorbar(im, ax=ax, label="weight")
     for (r, c), v in np.ndenumerate(w):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", color="white" if v > 0.6 else "black", fontsize=9)
-    font = {"family": cjk_font()} if cjk_font() else {}
+    name = cjk_font("".join(str(t) for t in labels))
+    font = {"family": name} if name else {}
     ax.set_xticks(range(w.shape[1]), labels, fontsize=8, **font)
     ax.set_yticks(range(w.shape[0]), labels, fontsize=8, **font)
     return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)

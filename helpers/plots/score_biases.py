@@ -206,7 +206,7 @@ def alibi_parts(slopes, max_distance: int, threshold: float) -> dict:
         "order": order,
         "xlim": (0.0, float(max_distance)),
         "ylim": (-2.0 * threshold, 0.1 * threshold),
-        "title_left": f"ALiBi penalty −slope·d, H = {len(slopes)} heads",
+        "title_left": f"ALiBi penalty −slope·d, H = {len(slopes)} heads (darkest: head 1)",
         "title_right": f"window = {threshold:.3g} / slope (tokens)",
         "caption": f"{int(inside.sum())} of {len(slopes)} windows within {max_distance} tokens",
         "wlim": (0.5 * float(windows.min()), 2.0 * float(windows.max())),
@@ -221,6 +221,7 @@ def frame_alibi(axes) -> dict:
     ax_w.set_yscale("log")
     ax_w.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
     ax_w.yaxis.set_minor_locator(NullLocator())  # minor ticks on a log axis cost more to draw than the data
+    ax_w.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # plain text: no mathtext to parse
     ax_w.xaxis.set_major_locator(MaxNLocator(6, integer=True))
     ax_p.xaxis.set_major_locator(MaxNLocator(5))
     ax_p.yaxis.set_major_locator(MaxNLocator(5))

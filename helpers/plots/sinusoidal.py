@@ -1,9 +1,8 @@
 """Figures for notebook 02 (sinusoidal position encoding). Pure matplotlib: each function takes ``ax=None``
 (or ``axes=None``), draws, and returns the axes. No widgets here (see :mod:`helpers.widgets.sinusoidal`).
 
-Tables come from :mod:`helpers.sinusoidal`; the two small measurements the figures need and the package does
-not have (:func:`sign_changes`, :func:`nearest_row_distance`) are defined here and tested in
-``tests/test_plots_sinusoidal.py`` against independent computations.
+Tables, columns and the measurements the figures draw (:func:`helpers.sinusoidal.sign_changes`,
+:func:`helpers.sinusoidal.nearest_row_distance`) come from :mod:`helpers.sinusoidal`; nothing is computed here.
 """
 
 from __future__ import annotations
@@ -12,29 +11,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from helpers.plots._style import label, new_axes
-from helpers.sinusoidal import closest_distinct_positions, sinusoidal_frequencies, sinusoidal_table
+from helpers.sinusoidal import (
+    closest_distinct_positions,
+    nearest_row_distance,
+    sign_changes,
+    sinusoidal_columns,
+    sinusoidal_frequencies,
+    sinusoidal_table,
+)
 
 _CIRCLE = np.exp(1j * np.linspace(0.0, 2.0 * np.pi, 61))  # (61,) unit circle, drawn once per dial
-
-
-def sign_changes(table: np.ndarray) -> np.ndarray:
-    """How often each column of ``table`` (T, d) changes sign between consecutive rows. Returns (d,) ints.
-
-    An exact zero is treated as positive (sin at position 0 is exactly 0: the step to the next row counts as a
-    change only if that row is negative), so a column that starts at 0 and stays positive has no change.
-    """
-    table = np.asarray(table, dtype=np.float64)  # (T, d)
-    signs = np.sign(table)  # (T, d)
-    signs[signs == 0] = 1.0  # treat an exact 0 as positive
-    return (signs[1:] != signs[:-1]).sum(axis=0)  # (d,)
-
-
-def nearest_row_distance(rows: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """For each row of ``rows`` (N, d): the Euclidean distance to its nearest row of ``reference`` (M, d). (N,)."""
-    rows = np.asarray(rows, dtype=np.float64)  # (N, d)
-    reference = np.asarray(reference, dtype=np.float64)  # (M, d)
-    sq = (rows**2).sum(1)[:, None] + (reference**2).sum(1)[None, :] - 2.0 * rows @ reference.T  # (N, M)
-    return np.sqrt(np.maximum(sq.min(axis=1), 0.0))  # (N,)
 
 
 def _fmt_wavelength(wavelength: float) -> str:
@@ -59,22 +45,11 @@ def wave_columns(d_model: int, base: float, dims, n_positions: int):
 
     Returns ``(fine (F,), fine_cols (F, k), ints (T,), int_cols (T, k))`` with F = min(20·T, 2000) points
     between 0 and T − 1 and T = n_positions. Only the k requested columns are computed (a slider redraw needs 2
-    of up to 128), with the same operations as :func:`helpers.sinusoidal.sinusoidal_table`, so the numbers are
-    identical to that table's columns. ``dims`` must lie in 0..d_model−1 (ValueError otherwise).
+    of up to 128), by :func:`helpers.sinusoidal.sinusoidal_columns`. ``dims`` must lie in 0..d_model−1.
     """
-    dims = np.asarray([int(j) for j in dims])  # (k,)
-    if np.any((dims < 0) | (dims >= d_model)):
-        raise ValueError(f"dims must lie in 0..{d_model - 1} for d_model = {d_model}, got {dims.tolist()}")
-    omega = sinusoidal_frequencies(d_model, base)[dims // 2]  # (k,) the frequency of each chosen column
-    is_sin = dims % 2 == 0  # (k,) even columns are sines, odd ones cosines
-
-    def columns(pos):  # (P,) -> (P, k)
-        angles = np.outer(pos, omega)  # (P, k)
-        return np.where(is_sin, np.sin(angles), np.cos(angles))
-
     fine = np.linspace(0.0, n_positions - 1, min(20 * n_positions, 2000))  # (F,) between the integers
     ints = np.arange(n_positions)  # (T,)
-    return fine, columns(fine), ints, columns(ints)
+    return fine, sinusoidal_columns(fine, d_model, dims, base), ints, sinusoidal_columns(ints, d_model, dims, base)
 
 
 #: Wave figures: positions up to this many also get a dot per integer position.
@@ -282,7 +257,7 @@ def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: 
     _, q, dmin = closest_distinct_positions(n_positions, d_model, base)
     ax.semilogx(deltas, dist, lw=0.7, label=f"d_model = {d_model}, base = {base:g}")
     ax.axhline(dist[0], color="grey", ls="--", lw=0.8, label="neighbours (Δ = 1)")
-    ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, {dmin:.3f}")
+    ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, distance {dmin:.3f}")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="best")
     return label(

@@ -9,36 +9,28 @@ The redraw functions :func:`draw_buckets` and :func:`draw_alibi` are plain funct
 Called without ``fig`` they draw on a new pyplot figure (the notebook's static cells); a panel passes its own
 figure on every redraw.
 
-Speed: each panel keeps one :class:`~matplotlib.figure.Figure` at fixed margins; its axes, labels and artists are
-created on the first redraw (:func:`helpers.plots.score_biases.frame_buckets` / ``frame_alibi``) and later redraws
-only set their data and texts (``update_buckets`` / ``update_alibi``). The figure is rendered once per redraw to a
-PNG at its own size (:func:`helpers.widgets._common.png_bytes`). Only ipywidgets APIs present in both 7.7 (Colab)
+Speed: each panel is the course's one panel builder (:func:`helpers.widgets._common.panel`) around a
+:class:`~helpers.widgets._common.View`: axes, labels and artists are created once
+(:func:`helpers.plots.score_biases.frame_buckets` / ``frame_alibi``) and later redraws only set their data and
+texts (``update_buckets`` / ``update_alibi``), rendered once per redraw to a PNG at the figure's own size. Only ipywidgets APIs present in both 7.7 (Colab)
 and 8 are used (IntSlider, FloatSlider, Checkbox, interactive_output, HBox/VBox, Output).
 """
 
 from __future__ import annotations
 
-import weakref
-
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import torch
-from IPython.display import Image, display
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from helpers.plots import score_biases as P
 from helpers.score_biases import alibi_slopes, t5_relative_bucket
-from helpers.widgets._common import LAYOUT, STYLE, float_slider, int_slider, panel, png_bytes
+from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, int_slider, panel, view_on
 
 BUCKET_DEFAULTS = {"num_buckets": 32, "max_distance": 128, "bidirectional": False}
 ALIBI_DEFAULTS = {"num_heads": 8, "distance": 256, "threshold": 4.6}  # 4.6 ≈ ln 100: weight × 1/100
 
-DPI = 100  # the inline backend's resolution, so a panel looks like the static figure above it
-
-#: Figure size (inches) and fixed margins (left, bottom, right, top, wspace) of each figure.
-BUCKET_LAYOUT = ((6.4, 3.3), (0.09, 0.15, 0.98, 0.9, 0.0))
-ALIBI_LAYOUT = ((9.6, 3.3), (0.085, 0.15, 0.985, 0.9, 0.28))
+#: Figure size (inches) and fixed margins of each figure.
+BUCKET_LAYOUT = Layout((6.4, 3.3), left=0.09, bottom=0.15, right=0.98, top=0.9)
+ALIBI_LAYOUT = Layout((9.6, 3.3), left=0.085, bottom=0.15, right=0.985, top=0.9, ncols=2, wspace=0.28)
 
 _DISTANCE = torch.arange(P.BUCKET_SPAN)  # (R,) distances 0..R−1
 
@@ -57,30 +49,25 @@ def bucket_curves(num_buckets: int, max_distance: int, bidirectional: bool) -> d
     )
 
 
-def _fixed_axes(fig, layout, ncols=1):
-    _, (left, bottom, right, top, wspace) = layout
-    axes = fig.subplots(1, ncols)
-    fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top, wspace=wspace)
-    return axes
+class BucketView(View):
+    layout = BUCKET_LAYOUT
 
-
-class _BucketView:
-    def __init__(self, fig):
-        self.ax = _fixed_axes(fig, BUCKET_LAYOUT)
-        self.artists = P.frame_buckets(self.ax)
+    def setup(self, axes) -> None:
+        self.artists = P.frame_buckets(axes)
 
     def update(self, num_buckets, max_distance, bidirectional):
         try:
             parts = bucket_curves(num_buckets, max_distance, bidirectional)
         except ValueError as err:  # e.g. max_distance inside the exact range: say so in the figure
-            return P.update_buckets(self.ax, self.artists, None, message=_wrap(str(err)))
-        return P.update_buckets(self.ax, self.artists, parts)
+            return P.update_buckets(self.axes, self.artists, None, message=_wrap(str(err)))
+        return P.update_buckets(self.axes, self.artists, parts)
 
 
-class _AlibiView:
-    def __init__(self, fig):
-        self.axes = _fixed_axes(fig, ALIBI_LAYOUT, ncols=2)
-        self.artists = P.frame_alibi(self.axes)
+class AlibiView(View):
+    layout = ALIBI_LAYOUT
+
+    def setup(self, axes) -> None:
+        self.artists = P.frame_alibi(axes)
 
     def update(self, num_heads, distance, threshold):
         parts = P.alibi_parts(alibi_slopes(num_heads).numpy(), distance, threshold)
@@ -98,42 +85,16 @@ def _wrap(text: str, width: int = 70) -> str:
     return "\n".join([*lines, line])
 
 
-_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its view
-
-
-def _view(fig, kind, layout):
-    if fig is None:
-        fig = plt.figure(figsize=layout[0])
-    view = _VIEWS.get(fig)
-    if view is None:
-        view = _VIEWS[fig] = kind(fig)
-    elif not isinstance(view, kind):
-        raise ValueError(f"this figure shows a {type(view).__name__}, not a {kind.__name__}")
-    return view
-
-
 def draw_buckets(num_buckets: int, max_distance: int, bidirectional: bool, *, fig=None):
     """Redraw of :func:`bucket_panel`. ``fig``: a figure from an earlier call (updated in place) or None (a new
     pyplot figure). A setting T5's bucketing refuses is shown as its error message. Returns the axes."""
-    return _view(fig, _BucketView, BUCKET_LAYOUT).update(num_buckets, max_distance, bidirectional)
+    return view_on(BucketView, fig).update(num_buckets, max_distance, bidirectional)
 
 
 def draw_alibi(num_heads: int, distance: int, threshold: float, *, fig=None):
     """Redraw of :func:`alibi_panel`: penalties of ``num_heads`` heads up to ``distance`` tokens, and each head's
     window threshold/slope. ``fig`` as in :func:`draw_buckets`. Returns the two axes."""
-    return _view(fig, _AlibiView, ALIBI_LAYOUT).update(num_heads, distance, threshold)
-
-
-def _live_panel(draw, layout, controls: dict[str, W.Widget], *, columns: int = 1) -> W.VBox:
-    """Controls above the PNG of ``draw(**values, fig=fig)`` on one kept figure, redrawn in place."""
-    fig = Figure(figsize=layout[0], dpi=DPI)  # not registered with pyplot: only this panel shows it
-    FigureCanvasAgg(fig)
-
-    def render(**values):
-        draw(**values, fig=fig)
-        display(Image(data=png_bytes(fig, dpi=DPI), format="png"))
-
-    return panel(render, controls, columns=columns)
+    return view_on(AlibiView, fig).update(num_heads, distance, threshold)
 
 
 def bucket_panel() -> W.VBox:
@@ -146,7 +107,7 @@ def bucket_panel() -> W.VBox:
             value=d["bidirectional"], description="bidirectional (encoder)", style=STYLE, layout=LAYOUT
         ),
     }
-    return _live_panel(draw_buckets, BUCKET_LAYOUT, controls, columns=2)
+    return panel(draw_buckets, controls, layout=BUCKET_LAYOUT, columns=2)
 
 
 def alibi_panel() -> W.VBox:
@@ -157,4 +118,4 @@ def alibi_panel() -> W.VBox:
         "distance": int_slider("distance shown (tokens)", d["distance"], 16, 4096, 16),
         "threshold": float_slider("threshold (nats)", d["threshold"], 0.5, 10.0, 0.1, fmt=".1f"),
     }
-    return _live_panel(draw_alibi, ALIBI_LAYOUT, controls, columns=2)
+    return panel(draw_alibi, controls, layout=ALIBI_LAYOUT, columns=2)

@@ -1,0 +1,110 @@
+"""Kernel-side redraw time of every widget panel, per control: compute + draw + PNG, without a browser.
+
+Each control is moved back and forth between two values; every move runs the panel's redraw exactly as the kernel
+does (the observer of ``interactive_output``: the draw function, the PNG, ``display``). The median over
+``--repeats`` moves is printed per control, in milliseconds, as a Markdown table. The browser adds the widget
+round trip and the image decode on top (tests/browser measures that). On a shared machine the numbers are inflated
+by the load: compare runs made at the same time.
+
+Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+
+def _panels():
+    """(chapter, panel name, constructor) for every panel the notebooks show."""
+    import numpy as np
+
+    from helpers.sinusoidal import sinusoidal_table
+    from helpers.widgets import blindness, extension, learned, rope, sinusoidal
+
+    table = np.random.default_rng(0).normal(scale=0.02, size=(64, 32))  # (max_seq_len, d_model), like notebook 03
+    return [
+        ("01", "explorer", blindness.explorer_panel),
+        ("01", "weight scale", blindness.weight_scale_panel),
+        ("02", "waves", sinusoidal.waves_panel),
+        ("02", "clocks", sinusoidal.clock_panel),
+        ("03", "gradient", learned.gradient_panel),
+        ("03", "position", lambda: learned.position_panel(table, sinusoidal_table(64, 32), train_len=32)),
+        ("04", "rotation", rope.rotation_panel),
+        ("04", "wavelength", rope.wavelength_panel),
+        ("04", "decay", rope.decay_panel),
+        ("05", "problem", extension.problem_panel),
+        ("05", "ntk", extension.ntk_panel),
+        ("05", "yarn", extension.yarn_panel),
+        ("05", "methods", extension.methods_panel),
+    ]
+
+
+def _controls(panel):
+    return [c for row in panel.children[:-1] for c in row.children]
+
+
+def _other_value(control):
+    """A valid value different from the control's current one."""
+    if hasattr(control, "options"):
+        values = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        return next(v for v in values if v != control.value)
+    if isinstance(control.value, bool):
+        return not control.value
+    if hasattr(control, "base"):  # FloatLogSlider: one step up (or down at the top)
+        exp = __import__("math").log(control.value, control.base)
+        new = exp + control.step if exp + control.step <= control.max else exp - control.step
+        return control.base**new
+    step = control.step
+    return control.value + step if control.value + step <= control.max else control.value - step
+
+
+def time_control(control, repeats: int, warmup: int = 2) -> tuple[float, float]:
+    """Median milliseconds of ``control.value = v`` (the whole redraw), alternating between two values.
+
+    Returns (wall-clock, CPU time of this process): on a busy machine the wall clock also counts the time other
+    processes hold the cores, the CPU time only the redraw's own work.
+    """
+    first, second = control.value, _other_value(control)
+    wall, cpu = [], []
+    with contextlib.redirect_stdout(io.StringIO()):
+        for k in range(warmup + repeats):
+            value = second if k % 2 == 0 else first
+            start, start_cpu = time.perf_counter(), time.process_time()
+            control.value = value
+            elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+            if k >= warmup:
+                wall.append(elapsed)
+                cpu.append(elapsed_cpu)
+    return 1000 * statistics.median(wall), 1000 * statistics.median(cpu)
+
+
+def main(argv=None) -> list[tuple[str, str, str, float, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=12)
+    parser.add_argument("--chapters", nargs="*", default=None)
+    args = parser.parse_args(argv)
+    rows = []
+    print("| chapter | panel | control | median redraw, wall (ms) | median redraw, CPU (ms) |")
+    print("|---|---|---|---:|---:|")
+    for chapter, name, make in _panels():
+        if args.chapters and chapter not in args.chapters:
+            continue
+        with contextlib.redirect_stdout(io.StringIO()):
+            panel = make()
+        for control in _controls(panel):
+            wall, cpu = time_control(control, args.repeats)
+            rows.append((chapter, name, control.description, wall, cpu))
+            print(f"| {chapter} | {name} | {control.description} | {wall:.1f} | {cpu:.1f} |", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

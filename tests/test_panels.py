@@ -1,0 +1,176 @@
+"""Every widget panel of every chapter, through the one panel builder (helpers.widgets._common.panel).
+
+For each panel: it opens showing one PNG of its default values; moving any control redraws exactly once and changes
+the picture; after all those in-place updates the panel shows byte for byte what a fresh figure shows for the same
+values; every label stays inside the figure at the default and at the extreme settings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _figure_checks import assert_text_inside, moved_value, panel_controls
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from helpers.sinusoidal import sinusoidal_table
+from helpers.widgets import _common as C
+from helpers.widgets import blindness as WB
+from helpers.widgets import extension as WX
+from helpers.widgets import learned as WL
+from helpers.widgets import rope as WR
+from helpers.widgets import sinusoidal as WS
+
+TABLE = np.random.default_rng(0).normal(scale=0.02, size=(24, 8))  # (max_seq_len, d_model) a learned table
+SIN = sinusoidal_table(24, 8)  # (max_seq_len, d_model)
+
+#: (name, make the panel, draw on a fresh figure, {control description: keyword of the draw function}, layout)
+PANELS = [
+    (
+        "01 explorer",
+        WB.explorer_panel,
+        WB.explorer_figure,
+        {"token order": "order", "position info": "position", "causal mask (token t sees tokens ≤ t)": "causal"},
+        WB.EXPLORER_LAYOUT,
+    ),
+    (
+        "01 weight scale",
+        WB.weight_scale_panel,
+        WB.weight_scale_figure,
+        {"weight scale s (W = s·randn, no unit)": "weight_scale"},
+        WB.SCALE_LAYOUT,
+    ),
+    (
+        "02 waves",
+        WS.waves_panel,
+        WS.draw_waves,
+        {
+            "d_model (dims)": "d_model",
+            "base": "base",
+            "dimension a (index)": "dim_a",
+            "dimension b (index)": "dim_b",
+            "positions shown (tokens)": "n_positions",
+        },
+        WS.WAVES_LAYOUT,
+    ),
+    (
+        "02 clocks",
+        WS.clock_panel,
+        WS.draw_clocks,
+        {"position pos (tokens)": "position", "d_model (dims)": "d_model", "base": "base"},
+        WS.CLOCK_LAYOUT,
+    ),
+    (
+        "03 gradient",
+        WL.gradient_panel,
+        WL.draw_row_gradients,
+        {"sequence length T (tokens)": "seq_len"},
+        WL.GRADIENT_LAYOUT,
+    ),
+    (
+        "03 position",
+        lambda: WL.position_panel(TABLE, SIN, train_len=10),
+        lambda fig, **v: WL.draw_position(**v, learned=TABLE, sinusoidal=SIN, train_len=10, fig=fig),
+        {"position p (tokens)": "position"},
+        WL.POSITION_LAYOUT,
+    ),
+    (
+        "04 rotation",
+        WR.rotation_panel,
+        WR.draw_rotation,
+        {"query position m (tokens)": "m", "key position n (tokens)": "n", "θ (rad per position)": "theta"},
+        WR.ROTATION_LAYOUT,
+    ),
+    (
+        "04 wavelength",
+        WR.wavelength_panel,
+        WR.draw_wavelengths,
+        {"head dim D (dimensions)": "dim", "base (log scale)": "base"},
+        WR.WAVELENGTH_LAYOUT,
+    ),
+    (
+        "04 decay",
+        WR.decay_panel,
+        WR.draw_decay,
+        {"head dim D (dimensions)": "dim", "base (log scale)": "base", "peak of chosen k (positions)": "peak"},
+        WR.DECAY_LAYOUT,
+    ),
+    (
+        "05 problem",
+        WX.problem_panel,
+        WX.draw_problem,
+        {
+            "training length L (tokens)": "train_len",
+            "target length L′ (tokens)": "target_len",
+            "base b": "base",
+            "head dimension D": "dim",
+        },
+        WX.SINGLE_LAYOUT,
+    ),
+    (
+        "05 ntk",
+        WX.ntk_panel,
+        WX.draw_ntk,
+        {"scale factor s (×)": "factor", "head dimension D": "dim"},
+        WX.SINGLE_LAYOUT,
+    ),
+    (
+        "05 yarn",
+        WX.yarn_panel,
+        WX.draw_yarn,
+        {"scale factor s (×)": "factor", "original context L (tokens)": "train_len", "β_fast (turns)": "beta_fast"},
+        WX.YARN_LAYOUT,
+    ),
+    (
+        "05 methods",
+        WX.methods_panel,
+        WX.draw_methods,
+        {"scale factor s (×)": "factor", "highlight": "highlight"},
+        WX.METHODS_LAYOUT,
+    ),
+]
+IDS = [p[0] for p in PANELS]
+
+
+def _fresh(draw, layout, values):
+    """What a panel shows for ``values`` when drawn on a fresh figure, and that figure."""
+    fig = Figure(figsize=layout.figsize, dpi=C.DPI)
+    FigureCanvasAgg(fig)
+    if getattr(draw, "__name__", "") == "<lambda>":
+        draw(fig, **values)
+    else:
+        draw(**values, fig=fig)
+    return fig, C.png_bytes(fig)
+
+
+@pytest.mark.parametrize(("name", "make", "draw", "keywords", "layout"), PANELS, ids=IDS)
+def test_every_control_redraws_once_and_the_panel_equals_a_fresh_draw(name, make, draw, keywords, layout, shown):
+    controls = panel_controls(make())
+    assert set(controls) == set(keywords), name
+    assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"  # the panel opens with one picture
+    values = {keywords[d]: c.value for d, c in controls.items()}
+    assert shown[0] == _fresh(draw, layout, values)[1], f"{name}: the first picture is not a fresh draw"
+    for round_ in range(2):  # twice: the second round updates artists that the first already moved
+        for desc, control in controls.items():
+            n = len(shown)
+            control.value = moved_value(control)
+            assert len(shown) == n + 1, f"{name}: moving {desc!r} drew {len(shown) - n} times"
+            # (in the second round a move can be a true no-op: θ at m = n = 0 rotates nothing)
+            assert round_ or shown[-1] != shown[-2], f"{name}: moving {desc!r} did not change the picture"
+    values = {keywords[d]: c.value for d, c in controls.items()}
+    assert shown[-1] == _fresh(draw, layout, values)[1], f"{name}: after many moves the panel differs from a fresh draw"
+
+
+@pytest.mark.parametrize(("name", "make", "draw", "keywords", "layout"), PANELS, ids=IDS)
+def test_text_stays_inside_the_figure_at_every_extreme(name, make, draw, keywords, layout):
+    controls = panel_controls(make())
+    values = {keywords[d]: c.value for d, c in controls.items()}
+    fig, png = _fresh(draw, layout, values)
+    assert_text_inside(fig, (name, values))
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (
+        round(layout.figsize[0] * C.DPI),
+        round(layout.figsize[1] * C.DPI),
+    )
+    for desc, control in controls.items():  # each control at its other extreme, the others at their defaults
+        fig, _ = _fresh(draw, layout, {**values, keywords[desc]: moved_value(control)})
+        assert_text_inside(fig, (name, desc))
