@@ -518,7 +518,7 @@ def test_results_hold_one_record_per_method_seed_task_length():
 def test_learned_is_reported_as_cannot_run_past_its_table():
     results = load_results()
     for task in ("lm", "passkey"):
-        r = record(results, "learned", 1, task, 512)
+        r = record(results, "learned", 0, task, 512)
         assert r["status"] == "cannot run" and "cannot extrapolate" in r["message"]
     assert math.isnan(summary(results, "learned", "loss", 256)["mean"])
     assert evaluate_lm("learned", 256)["status"] == "cannot run"
