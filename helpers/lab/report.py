@@ -14,9 +14,16 @@ from pathlib import Path
 import numpy as np
 
 from helpers.lab.methods import METHODS, lab_method
+from helpers.lab.records import (
+    RESULTS_DIR,
+    RESULTS_JSON,
+    load_results,
+    record,
+    seed_values,
+    seeds_of,
+    summary,
+)
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
-RESULTS_JSON = RESULTS_DIR / "results.json"
 RESULTS_MD = RESULTS_DIR / "RESULTS.md"
 CHECKPOINT_SIZES_DIR = Path(__file__).resolve().parent / "checkpoints"
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -26,61 +33,6 @@ PLOTS = {
     "learned_table": RESULTS_DIR / "learned_table.png",
 }
 TABLE_BEGIN, TABLE_END = "<!-- BEGIN GENERATED TABLE -->", "<!-- END GENERATED TABLE -->"
-METRICS = {
-    "lm": ("loss", "loss_by_bucket", "bucket_starts", "previous_token_attention", "previous_token_by_head"),
-    "passkey": ("accuracy", "accuracy_by_depth", "digit_accuracy"),
-}
-
-
-def load_results(path: Path = RESULTS_JSON) -> dict:
-    """The stored evaluation results (``results/results.json``), as written by :func:`write_results`."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no stored results at {path}; run `python -m helpers.lab evaluate`")
-    return json.loads(path.read_text())
-
-
-def _task_of(metric: str) -> str:
-    for task, names in METRICS.items():
-        if metric in names:
-            return task
-    raise ValueError(f"metric must be one of {[m for names in METRICS.values() for m in names]}, got {metric!r}")
-
-
-def record(results: dict, method: str, seed: int, task: str, length: int) -> dict:
-    """The one record of (method, seed, task, length); KeyError naming it if absent."""
-    for r in results["records"]:
-        if r["method"] == method and r["seed"] == seed and r["task"] == task and r["length"] == length:
-            return r
-    raise KeyError(f"no record for method={method!r}, seed={seed}, task={task!r}, length={length}")
-
-
-def seeds_of(results: dict, *methods: str) -> list[int]:
-    """The seeds evaluated for every one of ``methods`` (a checkpoint not trained yet is left out of the results)."""
-    common = None
-    for m in methods:
-        seeds = set(results["methods"][m]["seeds"])
-        common = seeds if common is None else common & seeds
-    return sorted(common or [])
-
-
-def seed_values(results: dict, method: str, metric: str, length: int, seeds=None) -> np.ndarray:
-    """``metric`` of ``method`` at length T for each of ``seeds`` (default: every seed evaluated for ``method``),
-    shape (n_seeds, ...); NaN where the method cannot run."""
-    task = _task_of(metric)
-    out = []
-    for seed in seeds_of(results, method) if seeds is None else seeds:
-        r = record(results, method, seed, task, length)
-        out.append(r["metrics"][metric] if r["status"] == "ok" else np.nan)
-    return np.asarray(out, dtype=np.float64)
-
-
-def summary(results: dict, method: str, metric: str, length: int) -> dict:
-    """``{"mean", "min", "max", "values"}`` of a scalar metric over seeds (NaN everywhere if it cannot run)."""
-    v = seed_values(results, method, metric, length)  # (n_seeds,)
-    if v.size == 0 or np.isnan(v).any():
-        return {"mean": math.nan, "min": math.nan, "max": math.nan, "values": v.tolist()}
-    return {"mean": float(v.mean()), "min": float(v.min()), "max": float(v.max()), "values": v.tolist()}
 
 
 def _cell(s: dict, fmt: str) -> str:
