@@ -47,6 +47,7 @@ from helpers.lab.checkpoints import (
 from helpers.lab.data import lm_batch, passkey_batch, random_keys
 from helpers.lab.methods import METHODS, lab_method, rope_scaling_for
 from helpers.lab.model import TinyTransformer
+from helpers.learned import cosine_similarity_matrix
 
 LENGTH_MULTIPLES = (1, 2, 4, 8)
 LENGTHS = tuple(m * L for m in LENGTH_MULTIPLES)
@@ -398,14 +399,7 @@ def initial_learned_table(model: TinyTransformer) -> np.ndarray:
 
 
 def position_similarity(table: np.ndarray) -> np.ndarray:
-    """Cosine similarity of every pair of rows: S[p, q] = P_p·P_q / (‖P_p‖‖P_q‖) (a zero row gives 0). Input (T, D),
-    output (T, T).
-
-    The lab's one cosine similarity. ``helpers.plots.learned.cosine_similarity_matrix`` computes the same for the
-    drawing layer; issue 11 moves both to one maths module (branch ``struct``), after which this calls it.
-    """
-    table = np.asarray(table, dtype=np.float64)
-    if table.ndim != 2:
-        raise ValueError(f"table must have shape (T, d_model), got {table.shape}")
-    unit = table / np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)  # (T, D)
-    return unit @ unit.T  # (T, T)
+    """Cosine similarity of every pair of rows, S[p, q] = P_p·P_q / (‖P_p‖‖P_q‖) (a zero row gives 0): input (T, D),
+    output (T, T). The course's one implementation, :func:`helpers.learned.cosine_similarity_matrix`, under the name
+    notebook 03 uses for the lab."""
+    return cosine_similarity_matrix(table)  # (T, T)

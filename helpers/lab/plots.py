@@ -1,6 +1,6 @@
 """Figures of the lab's stored results (pure matplotlib + NumPy; each function takes ``ax`` and returns it).
 
-Every series is read from the records of ``results.json`` through :mod:`helpers.lab.report` (mean over seeds, and
+Every series is read from the records of ``results.json`` through :mod:`helpers.lab.records` (mean over seeds, and
 the min–max range over seeds as a band); names, labels and colours come from :mod:`helpers.lab.methods`, i.e. from
 :mod:`helpers.methods`. Used by :func:`helpers.lab.report.write_results` for the PNGs in ``results/`` and by
 notebook 05 to redraw in well under a second.

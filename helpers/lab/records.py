@@ -1,8 +1,8 @@
-"""The lab's results as records: reading ``results/results.json`` and one value per seed.
+"""Reading the results as data: one record per (scale, method, seed, task, evaluation length) in ``results.json``.
 
-A record is one (method, seed, task, evaluation length) with its metrics and the configuration that produced it.
-These functions only read records; :mod:`helpers.lab.report` summarises them into tables and draws the figures
-(through :mod:`helpers.lab.plots`, which reads records with the functions here).
+The accessors every table, figure and notebook uses: :func:`load_results`, :func:`record`, :func:`seeds_of` (the
+seeds evaluated for some methods), :func:`seed_values` (one value per seed) and :func:`summary` (mean, min, max over
+seeds). Plain NumPy; :mod:`helpers.lab.report` and :mod:`helpers.lab.plots` both read through here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 RESULTS_JSON = RESULTS_DIR / "results.json"
+
 METRICS = {
     "lm": ("loss", "loss_by_bucket", "bucket_starts", "previous_token_attention", "previous_token_by_head"),
     "passkey": ("accuracy", "accuracy_by_depth", "digit_accuracy"),
@@ -22,7 +23,7 @@ METRICS = {
 
 
 def load_results(path: Path = RESULTS_JSON) -> dict:
-    """The stored evaluation results (``results/results.json``), as written by :func:`write_results`."""
+    """The stored evaluation results (``results/results.json``), as written by :func:`helpers.lab.report.write_results`."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no stored results at {path}; run `python -m helpers.lab evaluate`")

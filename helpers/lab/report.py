@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.lab.methods import METHODS, lab_method
-from helpers.lab.records import (  # noqa: F401  (re-exported: lab.report.record etc. in notebooks 05 and 06)
-    METRICS,
+from helpers.lab.records import (
     RESULTS_DIR,
     RESULTS_JSON,
     load_results,
