@@ -46,7 +46,9 @@ def test_shell_sends_do_not_swallow_the_reply_wakeup():
     """A DEALER awaits a reply with poll() while the same loop keeps sending on it (as nbclient's Output-widget
     mimic does while it waits for execute_reply). With nbexec's send no round may wait for the poll timeout.
     (With jupyter_client's Session.send, a raw send on a shadow socket, a few rounds per thousand do.)"""
-    rounds, timeout_ms = 600, 1000
+    # A lost wake-up waits for the whole poll timeout; 5 s is far beyond any delay load causes (at 1 s, a busy CI
+    # machine right after the browser suite once made a round look late).
+    rounds, timeout_ms = 600, 5000
     session = Session(key=b"k")
 
     def router(where: dict, ready: threading.Event, stop: threading.Event) -> None:
