@@ -41,6 +41,25 @@ def notebook(*sources: str, tags: dict[int, list[str]] | None = None) -> nbforma
     return nb
 
 
+def _run_in_own_thread(make_coro):
+    """``asyncio.run(make_coro())`` in a fresh thread: the real-browser tests (Playwright's sync API) keep an event
+    loop running in the main thread for the whole session, where ``asyncio.run`` refuses to start."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(make_coro())
+        except BaseException as err:  # re-raised in the test's thread
+            box["error"] = err
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 # ----------------------------------------------------------------------------- the cause, at the ZeroMQ level
 def test_shell_sends_do_not_swallow_the_reply_wakeup():
     """A DEALER awaits a reply with poll() while the same loop keeps sending on it (as nbclient's Output-widget
@@ -100,7 +119,7 @@ def test_shell_sends_do_not_swallow_the_reply_wakeup():
         ctx.term()
         return late
 
-    late = asyncio.run(run())
+    late = _run_in_own_thread(run)
     assert late == 0, f"{late} of {rounds} replies waited for the whole poll timeout (lost wake-up)"
 
 
