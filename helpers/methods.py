@@ -36,6 +36,13 @@ SCALING_METHODS: dict[str, MethodInfo] = {
     "linear": MethodInfo(
         "PI", "tab:orange", "-", "Position Interpolation: every θ_i divided by s", "Chen et al. 2023, arXiv 2306.15595"
     ),
+    "linear_keep_fast": MethodInfo(
+        "PI, fast pairs kept",
+        "tab:orange",
+        ":",
+        "ablation: PI on every pair except the keep_pairs fastest, which stay unchanged",
+        "ablation of Chen et al. 2023, arXiv 2306.15595",
+    ),
     "ntk": MethodInfo(
         "NTK-aware",
         "tab:green",

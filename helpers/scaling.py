@@ -10,7 +10,8 @@ transformers' ``ROPE_INIT_FUNCTIONS`` registry, and accepts HF's parameter names
   multiplied by ``a²`` (YaRN's temperature, LongRoPE's factor; 1.0 for the other methods). Pass it to
   :func:`helpers.rope.rope_cos_sin`.
 
-Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
+Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``linear_keep_fast`` (PI with the fastest pairs
+unchanged, an ablation), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
 chapter's b·s approximation, errata E4), ``dynamic`` (HF dynamic NTK), ``yarn`` (as HF computes it), ``yarn_paper``
 (the paper's ramp, for teaching), ``llama3``, ``longrope``. :func:`rope_parameters_from_config` turns a pasted HF
 ``rope_scaling`` / ``rope_parameters`` dict into frequencies, :func:`rotary_from_config` into a ready
@@ -39,6 +40,7 @@ __all__ = [
     "dynamic_ntk_scale",
     "extension_frequencies",
     "linear_inv_freq",
+    "linear_keep_fast_inv_freq",
     "llama3_inv_freq",
     "longrope_inv_freq",
     "ntk_chapter_inv_freq",
@@ -133,6 +135,29 @@ def linear_inv_freq(dim: int, base: float, factor: float) -> ScalingResult:
     inv_freq = rope_inv_freq(dim, base)  # (d/2,)
     # θ'_i = θ_i / s
     return inv_freq / factor, 1.0  # (d/2,)
+
+
+def linear_keep_fast_inv_freq(dim: int, base: float, factor: float, *, keep_pairs: int = 1) -> ScalingResult:
+    """Position Interpolation with the fastest pairs left alone (an ablation, not a published method).
+
+    θ'_i = θ_i for i < keep_pairs, θ'_i = θ_i / s otherwise; attention factor 1. It isolates one mechanism:
+    PI also slows pair 0, which turns by 1 rad per token and is what a previous-token head reads, so at a small
+    L every distance-1 angle PI produces (1/s rad) lies below anything seen in training. Keeping the fast pairs is
+    what YaRN's and Llama 3.1's "high-frequency" bands do (they keep pairs with many turns within L).
+
+    Shapes: returns inv_freq (d/2,) float64 and 1.0.
+    Source: the PI paper's method (Chen et al., arXiv 2306.15595) with YaRN's observation (Peng et al., arXiv
+    2309.00071 §3.2, "blind" interpolation loses high frequencies). Used by the lab's ablations.
+    """
+    factor = _check_factor(factor)
+    inv_freq = rope_inv_freq(dim, base)  # (d/2,)
+    keep = check_int("keep_pairs", keep_pairs, minimum=0)
+    if keep > len(inv_freq):
+        raise ValueError(f"keep_pairs must be <= the number of pairs d/2 = {len(inv_freq)}, got {keep}")
+    # θ'_i = θ_i (i < keep_pairs), θ_i / s otherwise
+    out = inv_freq / factor  # (d/2,)
+    out[:keep] = inv_freq[:keep]  # (d/2,)
+    return out, 1.0
 
 
 def ntk_scaled_base(dim: int, base: float, factor: float) -> float:
@@ -526,6 +551,7 @@ def longrope_inv_freq(
 ROPE_SCALING: dict[str, Callable[..., ScalingResult]] = {
     "default": default_inv_freq,
     "linear": linear_inv_freq,
+    "linear_keep_fast": linear_keep_fast_inv_freq,
     "ntk": ntk_inv_freq,
     "ntk_chapter": ntk_chapter_inv_freq,
     "dynamic": dynamic_ntk_inv_freq,

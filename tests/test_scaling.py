@@ -21,6 +21,7 @@ from helpers.scaling import (
     default_inv_freq,
     dynamic_ntk_inv_freq,
     linear_inv_freq,
+    linear_keep_fast_inv_freq,
     llama3_inv_freq,
     longrope_inv_freq,
     ntk_chapter_inv_freq,
@@ -483,6 +484,7 @@ def test_registry_keys_and_signatures():
     assert set(ROPE_SCALING) == {
         "default",
         "linear",
+        "linear_keep_fast",
         "ntk",
         "ntk_chapter",
         "dynamic",
@@ -501,6 +503,7 @@ def test_registry_keys_and_signatures():
     [
         ("default", {}),
         ("linear", {"factor": 4.0}),
+        ("linear_keep_fast", {"factor": 4.0}),
         ("ntk", {"factor": 4.0}),
         ("ntk_chapter", {"factor": 4.0}),
         # effective NTK scale s·l/L − s + 1 = 4·6000/4096 − 3 ≈ 2.86 <= s (at 9000 it would be 5.8 > s)
@@ -685,7 +688,7 @@ BAD_CALLS = [
     (
         lambda: rope_parameters_from_config({"type": "ntk-by-parts"}, head_dim=64),
         ValueError,
-        r"unknown RoPE scaling method 'ntk-by-parts'; known methods: \['default', 'dynamic', 'linear', 'llama3'",
+        r"unknown RoPE scaling method 'ntk-by-parts'; known methods: \['default', 'dynamic', 'linear', 'linear_keep_fast', 'llama3'",
     ),
     (
         lambda: rope_parameters_from_config({"type": "linear"}, head_dim=64),
@@ -818,3 +821,32 @@ def test_still_out_of_range_against_interval_check():
     )
     with pytest.raises(ValueError, match="same shape"):
         scaling.still_out_of_range(theta, theta[:-1], length, target)
+
+
+# --------------------------------------------------------------------------- PI with the fast pairs kept (ablation)
+@given(
+    dim=st.sampled_from([8, 16, 64]),
+    base=st.floats(10.0, 1e6),
+    factor=st.floats(1.0, 64.0),
+    keep=st.integers(0, 4),
+)
+def test_linear_keep_fast_keeps_the_first_pairs_and_interpolates_the_rest(dim, base, factor, keep):
+    inv_freq, a = linear_keep_fast_inv_freq(dim, base, factor, keep_pairs=keep)
+    plain = default_inv_freq(dim, base)[0]
+    np.testing.assert_array_equal(inv_freq[:keep], plain[:keep])
+    np.testing.assert_allclose(inv_freq[keep:], plain[keep:] / factor, rtol=1e-15)
+    assert a == 1.0
+
+
+def test_linear_keep_fast_from_a_config_and_its_bad_input():
+    inv_freq, _ = rope_parameters_from_config(
+        {"rope_type": "linear_keep_fast", "factor": 4.0, "keep_pairs": 2}, head_dim=16, base=500.0
+    )
+    np.testing.assert_array_equal(inv_freq[:2], default_inv_freq(16, 500.0)[0][:2])
+    np.testing.assert_allclose(inv_freq[2:], default_inv_freq(16, 500.0)[0][2:] / 4)
+    with pytest.raises(ValueError, match=r"keep_pairs must be <= the number of pairs d/2 = 8, got 9"):
+        linear_keep_fast_inv_freq(16, 500.0, 4.0, keep_pairs=9)
+    with pytest.raises(ValueError, match="keep_pairs"):
+        linear_keep_fast_inv_freq(16, 500.0, 4.0, keep_pairs=-1)
+    with pytest.raises(TypeError, match="keep_pairs"):
+        linear_keep_fast_inv_freq(16, 500.0, 4.0, keep_pairs=1.5)
