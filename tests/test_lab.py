@@ -46,7 +46,7 @@ from helpers.lab import (
 from helpers.lab import __main__ as cli
 from helpers.lab.checkpoints import checkpoint_paths, pending_runs, train_all
 from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
-from helpers.lab.evaluate import dynamic_chunk_ends, protocol, scaling_for
+from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
 from helpers.lab.methods import lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
 from helpers.lab.report import (
@@ -430,10 +430,8 @@ def test_zero_shot_scaling_is_plain_rope_at_training_length():
         torch.testing.assert_close(model.positional.cos_sin(64, scaling), model.positional.cos_sin(64, None))
     assert rope_scaling_for("rope+linear", 256, 64) == {"rope_type": "linear", "factor": 4.0}
     assert rope_scaling_for("alibi", 256, 64) is None
-    assert dynamic_chunk_ends(512, 64) == [64, 128, 256, 512] and dynamic_chunk_ends(64, 64) == [64]
-    assert protocol("rope+dynamic", 256, "lm") == "dynamic prefixes" and protocol("rope+dynamic", 256, "passkey") == (
-        "one pass"
-    )
+    assert protocol("rope+dynamic", 256, "lm") == "KV cache" == protocol("rope+dynamic", 256, "passkey")
+    assert protocol("rope+dynamic", 64, "lm") == "one pass" == protocol("rope+dynamic_onepass", 256, "lm")
 
 
 # --------------------------------------------------------------------------- shipped checkpoints and results
@@ -595,3 +593,73 @@ def test_findings_name_their_seeds():
 def test_notebook_api_is_exported():
     for name in ("load_model", "attention_weights", "load_results", "seed_values", "summary", "METHODS"):
         assert hasattr(lab, name)
+
+
+# --------------------------------------------------------------------------- issue 12: protocols and ablations
+def _generate_with_kv_cache(model: TinyTransformer, tokens: torch.Tensor, scaling: dict) -> torch.Tensor:
+    """Reference: logits (T, V) from feeding tokens (T,) one at a time, each layer caching its rotated keys and its
+    values; token t's q and k are rotated by t·θ(t + 1), the frequencies HF's dynamic update uses after t + 1
+    tokens. Written out by hand (no call to the model's forward)."""
+    cfg = model.config
+    h_dim, n_heads = cfg.head_dim, cfg.n_heads
+    caches = [([], []) for _ in model.blocks]
+    out = []
+    for t in range(tokens.shape[0]):
+        inv_freq, a = rope_parameters_from_config(
+            scaling, head_dim=h_dim, base=cfg.rope_base, seq_len=t + 1, max_position_embeddings=cfg.train_len
+        )
+        angle = t * torch.as_tensor(inv_freq, dtype=torch.float64)  # (d_h/2,)
+        cos, sin = (angle.cos() * a).float()[None], (angle.sin() * a).float()[None]  # (1, d_h/2) each
+        h = model.token_embedding(tokens[t : t + 1]) * model.embed_scale  # (1, D)
+        for block, (keys, values) in zip(model.blocks, caches):
+            q, k, v = block.attn.qkv(block.ln1(h)).view(3, n_heads, 1, h_dim)  # 3 × (H, 1, d_h)
+            keys.append(apply_rope(k, cos, sin, layout=cfg.rope_layout))  # (H, 1, d_h), never rotated again
+            values.append(v)
+            q = apply_rope(q, cos, sin, layout=cfg.rope_layout)  # (H, 1, d_h)
+            scores = q @ torch.cat(keys, 1).transpose(1, 2) / math.sqrt(h_dim)  # (H, 1, t+1)
+            y = torch.softmax(scores, -1) @ torch.cat(values, 1)  # (H, 1, d_h)
+            h = h + block.attn.out(y.transpose(0, 1).reshape(1, n_heads * h_dim))  # (1, D)
+            h = h + block.mlp(block.ln2(h))  # (1, D)
+        out.append(model.lm_head(model.ln_f(h)))  # (1, V)
+    return torch.cat(out)  # (T, V)
+
+
+@pytest.mark.parametrize("d_head", [None, 8])
+def test_kv_cache_protocol_equals_token_by_token_generation_with_stale_keys(d_head):
+    cfg = LabConfig(family="rope", d_model=32, n_heads=2, d_head=d_head, d_ff=64, train_len=8, rope_base=50.0)
+    model = TinyTransformer(cfg).eval()
+    tokens = torch.randint(0, cfg.vocab_size, (1, 30), generator=torch.Generator().manual_seed(0))  # (1, T)
+    scaling = {"rope_type": "dynamic", "factor": 1.0}
+    with torch.no_grad():
+        fast = model(tokens, rope_scaling=scaling, kv_cache=True)[0]  # (T, V)
+        slow = _generate_with_kv_cache(model, tokens[0], scaling)  # (T, V)
+        one_pass = model(tokens, rope_scaling=scaling)[0]  # (T, V): every key re-rotated with s = T/L
+    torch.testing.assert_close(fast, slow, atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(fast[:8], model(tokens[:, :8], rope_scaling=None)[0])  # s = 1 while t < L
+    assert (fast[8:] - one_pass[8:]).abs().max() > 1e-3  # stale keys differ from one-pass re-rotation
+
+
+def test_kv_cache_flag_needs_a_length_dependent_method():
+    model = TinyTransformer(LabConfig(family="rope", d_model=32, n_heads=2, train_len=8))
+    with pytest.raises(ValueError, match=r"kv_cache=True only changes length-dependent methods"):
+        model(torch.zeros(1, 12, dtype=torch.long), rope_scaling={"rope_type": "ntk", "factor": 2.0}, kv_cache=True)
+    with pytest.raises(TypeError, match="kv_cache must be a bool"):
+        model(torch.zeros(1, 12, dtype=torch.long), kv_cache=1)
+
+
+def test_ablation_dicts_at_both_scales():
+    assert rope_scaling_for("rope+yarn_no_temperature", 256, 64)["attention_factor"] == 1.0
+    assert rope_scaling_for("rope+ntk_alpha2s", 256, 64) == {"rope_type": "ntk", "factor": 8.0}
+    assert rope_scaling_for("rope+ntk_alpha2s", 64, 64) == {"rope_type": "ntk", "factor": 1.0}
+    assert rope_scaling_for("rope+linear_keep_fast", 128, 64, keep_pairs=2)["keep_pairs"] == 2
+    assert rope_scaling_for("rope+llama3", 128, 64)["original_max_position_embeddings"] == 64
+    tiny = TinyTransformer(LabConfig(**lab.checkpoints.RECIPES["rope"].config.to_dict()))
+    small = TinyTransformer(LabConfig(**lab.checkpoints.RECIPES["small/rope"].config.to_dict()))
+    # tiny: only pair 0, and only through the code's clamp; small: pairs 0 and 1 make > 32 turns within L
+    assert yarn_kept_pairs(tiny) == 1 and yarn_kept_pairs(small) == 2
+    turns = small.train_len * np.asarray(rope_parameters_from_config(None, head_dim=64, base=1250.0)[0]) / (2 * math.pi)
+    assert (
+        (turns > 32).sum() == 2
+        and (turns < 1).sum() >= 2
+        and 2 * math.pi / rope_parameters_from_config(None, head_dim=64, base=1250.0)[0][-1] > 8 * small.train_len
+    )

@@ -1,9 +1,11 @@
 """The shipped checkpoints: the recipes that produce them, saving and loading, and the resumable training grid.
 
-Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`): the six families pre-trained from scratch
-(``nope``, ``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``t5_bias``: 3000 steps of batch 32 at L = 64) and two
-fine-tunes of ``rope`` (``rope+linear_ft`` = PI, ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale
-factor 4), each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
+Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales (:data:`SCALES`): at ``tiny``
+(L = 64, the notebooks' scale) the six families pre-trained from scratch (``nope``, ``sinusoidal``, ``learned``,
+``rope``, ``alibi``, ``t5_bias``: 3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
+``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale factor 4) at three learning rates
+(:data:`FT_LRS`; ``rope+linear_ft_lr3e-4`` ...); at ``small`` (L = 256, where YaRN's bands exist) ``small/rope`` and
+its fine-tunes, the same way. Each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
 the fine-tune of seed k starts from ``rope`` seed k and draws its data (length 256, batch 16) from k too.
 
 Files: ``checkpoints/<model>.seed<k>.pt`` holds the float32 ``state_dict`` (tensors only; loaded with
@@ -29,11 +31,12 @@ from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings, fine_tune, run
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
-L = 64  # the pre-training length of every model
+L = 64  # the pre-training length of every "tiny" model (the fast scale the notebooks use)
 FT_FACTOR = 4  # fine-tunes run at FT_FACTOR·L with scale factor FT_FACTOR
 ROPE_BASE = 500.0
 SEEDS = (0, 1, 2)
-SCALE = "tiny"  # the one scale shipped (issue 12's second scale is not built)
+SCALE = "tiny"  # the default scale
+FT_LRS = ("1e-3", "3e-4", "1e-4")  # the fine-tunes' learning-rate sweep; the first is the shipped recipe's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,31 +65,104 @@ class Recipe:
         return f"python -m helpers.lab train {self.name} --seeds {seed}"
 
 
-_BASE = {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L}
+@dataclasses.dataclass(frozen=True)
+class Scale:
+    """One size of the lab: its training length L, architecture, pre-training and fine-tuning settings.
+
+    ``families``: the positional families pre-trained at this scale (RoPE's fine-tunes are added for every scale).
+    Models of scale ``tiny`` keep their bare names (``rope``); the others are ``<scale>/<name>`` (``small/rope``),
+    stored in a subdirectory of the checkpoints.
+    """
+
+    name: str
+    train_len: int
+    config: dict
+    pretrain: TrainSettings
+    fine_tune: TrainSettings
+    families: tuple[str, ...]
+    why: str
+
+    def model_name(self, model: str) -> str:
+        """The checkpoint name of ``model`` (``rope``, ``rope+yarn_ft``, ...) at this scale."""
+        return model if self.name == "tiny" else f"{self.name}/{model}"
+
+
 PRETRAIN = TrainSettings(steps=3000, batch_size=32, lr=3e-3, warmup=50, passkey_fraction=0.5, passkey_after=0.3)
+SCALES: dict[str, Scale] = {
+    "tiny": Scale(
+        "tiny",
+        L,
+        {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L},
+        PRETRAIN,
+        FINE_TUNE,
+        ("nope", "sinusoidal", "learned", "rope", "alibi", "t5_bias"),
+        "the notebooks' scale: 4 heads of d_h = 16 (8 pairs), base 500, L = 64; YaRN's kept band is empty here "
+        "(no pair makes 32 turns within L; pair 0 survives only by the code's clamp)",
+    ),
+    "small": Scale(
+        "small",
+        256,
+        {
+            "train_len": 256,
+            "max_seq_len": 512,
+            "n_heads": 2,
+            "d_head": 64,
+            "rope_base": 1250.0,
+            "t5_max_distance": 256,
+        },
+        dataclasses.replace(PRETRAIN, batch_size=8),
+        dataclasses.replace(FINE_TUNE, length=FT_FACTOR * 256, batch_size=4),
+        ("rope",),
+        "a scale that hosts YaRN's three bands with β_fast = 32, β_slow = 1: 2 heads of d_h = 64 (32 pairs), "
+        "base 1250, L = 256: pairs 0 and 1 make more than 32 turns within L (kept), pairs 17–31 less than one "
+        "(interpolated), the slowest wavelength is ≈ 25·L; the same 2048 tokens per step as tiny",
+    ),
+}
 _DESCRIPTIONS = {
     "nope": "no positional encoding (causal mask only)",
     "sinusoidal": "sinusoidal table added to the token embeddings",
-    "learned": f"learned table with {2 * L} rows, trained at L = {L}",
-    "rope": "RoPE (half_split layout), base 500",
+    "learned": "learned table with 2·L rows, trained at L",
+    "rope": "RoPE (half_split layout)",
     "alibi": "ALiBi: per-head linear distance penalty, slopes 2^(-8h/H)",
-    "t5_bias": f"T5 relative bias: 32 causal buckets, max distance {L}, learned per head",
+    "t5_bias": "T5 relative bias: 32 causal buckets, max distance L, learned per head",
 }
-RECIPES: dict[str, Recipe] = {
-    name: Recipe(name, text, PRETRAIN, config=LabConfig(family=name, **_BASE)) for name, text in _DESCRIPTIONS.items()
-}
-for _key, _scaling in (
-    ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
-    ("yarn", {"rope_type": "yarn", "factor": float(FT_FACTOR), "original_max_position_embeddings": L}),
-):
-    RECIPES[f"rope+{_key}_ft"] = Recipe(
-        f"rope+{_key}_ft",
-        f"rope fine-tuned with {_key} (factor {FT_FACTOR}) at {FT_FACTOR * L} tokens",
-        FINE_TUNE,
-        init_from="rope",
-        rope_scaling=_scaling,
-    )
+
+
+def fine_tune_name(key: str, lr: str = FT_LRS[0]) -> str:
+    """``rope+<key>_ft`` for the shipped learning rate, ``rope+<key>_ft_lr<lr>`` for the sweep's others."""
+    return f"rope+{key}_ft" + ("" if lr == FT_LRS[0] else f"_lr{lr}")
+
+
+RECIPES: dict[str, Recipe] = {}
+for _scale in SCALES.values():
+    _L = _scale.train_len
+    for _family in _scale.families:
+        RECIPES[_scale.model_name(_family)] = Recipe(
+            _scale.model_name(_family),
+            f"{_DESCRIPTIONS[_family]} (scale {_scale.name}, L = {_L})",
+            _scale.pretrain,
+            config=LabConfig(family=_family, **_scale.config),
+        )
+    for _key, _scaling in (
+        ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
+        ("yarn", {"rope_type": "yarn", "factor": float(FT_FACTOR), "original_max_position_embeddings": _L}),
+    ):
+        for _lr in FT_LRS:
+            _name = _scale.model_name(fine_tune_name(_key, _lr))
+            RECIPES[_name] = Recipe(
+                _name,
+                f"rope fine-tuned with {_key} (factor {FT_FACTOR}) at {FT_FACTOR * _L} tokens, lr {_lr} "
+                f"(scale {_scale.name})",
+                dataclasses.replace(_scale.fine_tune, lr=float(_lr)),
+                init_from=_scale.model_name("rope"),
+                rope_scaling=_scaling,
+            )
 MODELS = tuple(RECIPES)
+
+
+def scale_of(name: str) -> str:
+    """The scale of checkpoint ``name`` (``small/rope`` → ``small``; bare names are ``tiny``)."""
+    return name.split("/", 1)[0] if "/" in name else "tiny"
 
 
 def recipe(name: str) -> Recipe:
@@ -159,14 +235,14 @@ def save_checkpoint(
     """Write ``<model>.seed<k>.pt`` (float32 state_dict, tensors only) then ``.json`` (config, settings, timing)."""
     spec = recipe(name)
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     weights, meta_path = checkpoint_paths(name, seed, directory)
+    weights.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
     _atomic_write(weights, lambda p: torch.save(state, p))
     meta = {
         "name": spec.name,
         "seed": seed,
-        "scale": SCALE,
+        "scale": scale_of(spec.name),
         "description": spec.description,
         "command": command or spec.command(seed),
         "config": model.config.to_dict(),
@@ -227,7 +303,7 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
     final_loss, size_bytes, command (in :data:`MODELS` order, then by seed)."""
     rows = []
     for name in MODELS:
-        for path in sorted(Path(directory).glob(f"{name}.seed*.json")):
+        for path in sorted(Path(directory).glob(f"{name}.seed*.json")):  # "small/rope.seed*" looks in small/
             meta = json.loads(path.read_text())
             if meta["name"] != name:
                 continue
@@ -235,6 +311,7 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
             rows.append(
                 {
                     "name": name,
+                    "scale": scale_of(name),
                     "seed": meta["seed"],
                     "family": meta["config"]["family"],
                     "rope_scaling": meta["config"]["rope_scaling"],
@@ -297,7 +374,7 @@ def pending_runs(names, seeds, *, directory: Path = CHECKPOINT_DIR, force: bool 
 def _claim(name: str, seed: int, directory: Path) -> Path | None:
     """Create ``<id>.lock`` (holding this process id) unless another live process holds it; None if taken."""
     lock = Path(directory) / f"{checkpoint_id(name, seed)}.lock"
-    Path(directory).mkdir(parents=True, exist_ok=True)
+    lock.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(2):
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)

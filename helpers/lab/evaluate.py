@@ -5,15 +5,19 @@ Methods are :data:`helpers.lab.methods.METHODS`. Protocols (the ``protocol`` fie
 * ``one pass``: the whole sequence in one forward call.
 * ``L-token windows`` (``rope+default_window``): the text cut into independent L-token windows; passkey sees only
   its last L tokens. What "long context" must beat.
-* ``dynamic prefixes`` (``rope+dynamic``, language modelling at T > L): dynamic NTK recomputes the base from the
-  current length l, b' = b·(s·l/L − (s − 1))^(d/(d−2)) (HF's formula; with factor s = 1 it is the YaRN paper's
-  s = max(1, l/L), §3.3). Positions in [L·2^(k−1), L·2^k) are scored by one call over the prefix of length
-  L·2^k, whose keys are all rotated with that prefix's scale (neither HF's one-pass scoring, which uses one scale
-  for the whole sequence, nor generation with a KV cache, whose keys keep the scale they were written with). By
-  construction positions < L then equal plain RoPE. For passkey the answer is at the end, so dynamic NTK equals
-  static NTK with s = T/L there.
+* ``KV cache`` (``rope+dynamic``, T > L): dynamic NTK as generation runs it: the query of token t uses the
+  frequencies for the t + 1 tokens seen so far (HF's ``dynamic_rope_update``; with factor 1 the base is
+  b' = b·(l/L)^(d/(d−2)), the YaRN paper's s = max(1, l/L), §3.3), and each cached key keeps the rotation it was
+  written with. One causal call with per-position cos/sin computes exactly that
+  (:meth:`helpers.lab.positional.RopeRotation.kv_cache_cos_sin`; ``tests/test_lab.py`` checks it against a
+  token-by-token loop with a KV cache). For passkey the query at the end then sees a key written at a smaller s.
+* ``one pass`` for ``rope+dynamic_onepass``: how HF scores a whole sequence (perplexity evaluations): one scale
+  s = T/L for every position, i.e. static NTK with α = T/L, and positions < L no longer equal plain RoPE.
 
 Measurements (deterministic from ``EVAL_SEED``; the same tokens for every method and seed):
+
+Two scales (:data:`helpers.lab.checkpoints.SCALES`): ``tiny`` (L = 64) and ``small`` (L = 256); lengths are L·(1, 2,
+4, 8) and buckets L/4 at each; the small scale's evaluation is smaller (:data:`EVAL_SIZES`) to stay cheap.
 
 * language modelling: ``N_LM`` documents of length T (:func:`helpers.lab.data.lm_batch`); mean next-token loss
   (nats), the loss in buckets of ``BUCKET`` = L/4 positions, and the diagnostic ``previous_token_attention``: the
@@ -37,6 +41,7 @@ from helpers._checks import check_int
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,
     SCALE,
+    SCALES,
     SEEDS,
     L,
     checkpoint_id,
@@ -48,6 +53,7 @@ from helpers.lab.data import lm_batch, passkey_batch, random_keys
 from helpers.lab.methods import METHODS, lab_method, rope_scaling_for
 from helpers.lab.model import TinyTransformer
 from helpers.learned import cosine_similarity_matrix
+from helpers.scaling import yarn_ramp
 
 LENGTH_MULTIPLES = (1, 2, 4, 8)
 LENGTHS = tuple(m * L for m in LENGTH_MULTIPLES)
@@ -58,53 +64,66 @@ N_PER_DEPTH = 12
 DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 EVAL_SEED = 2024
 TASKS = ("lm", "passkey")
+#: Per scale: (LM documents, documents for the attention diagnostic, passkeys per depth).
+EVAL_SIZES = {"tiny": (N_LM, N_ATTENTION, N_PER_DEPTH), "small": (8, 2, 4)}
+
+
+def _scale(scale: str) -> str:
+    if not isinstance(scale, str) or scale not in SCALES:
+        raise ValueError(f"scale must be one of {list(SCALES)}, got {scale!r}")
+    return scale
+
+
+def lengths_of(scale: str = SCALE) -> tuple[int, ...]:
+    """The evaluation lengths of ``scale``: L·(1, 2, 4, 8)."""
+    return tuple(m * SCALES[_scale(scale)].train_len for m in LENGTH_MULTIPLES)
 
 
 def _length(length: int) -> int:
     return check_int("length", length, minimum=16)
 
 
-def model_for(method: str, seed: int = 0, *, directory: Path = CHECKPOINT_DIR) -> TinyTransformer:
-    """The (cached, eval-mode) checkpoint that ``method`` evaluates, for pre-training seed ``seed``."""
-    return load_model(lab_method(method).checkpoint, seed, directory=directory)
+def model_for(method: str, seed: int = 0, *, scale: str = SCALE, directory: Path = CHECKPOINT_DIR) -> TinyTransformer:
+    """The (cached, eval-mode) checkpoint that ``method`` evaluates at ``scale``, for pre-training seed ``seed``."""
+    return load_model(SCALES[_scale(scale)].model_name(lab_method(method).checkpoint), seed, directory=directory)
+
+
+def yarn_kept_pairs(model: TinyTransformer) -> int:
+    """How many of the fastest pairs YaRN (the HF code's ramp, β_fast = 32, β_slow = 1) leaves unchanged in this
+    model: 1 at the tiny scale (pair 0, kept only by the code's clamp), 2 at the small one."""
+    cfg = model.config
+    gamma = yarn_ramp(cfg.head_dim, cfg.rope_base, cfg.train_len, kind="code")  # (d_h/2,)
+    return int((gamma == 1.0).sum())
 
 
 def scaling_for(method: str, length: int, model: TinyTransformer) -> dict | None:
-    """:func:`helpers.lab.methods.rope_scaling_for` with this model's L and trained dict."""
-    return rope_scaling_for(method, length, model.train_len, model.rope_scaling)
+    """:func:`helpers.lab.methods.rope_scaling_for` with this model's L, trained dict and YaRN's kept pairs."""
+    keep = yarn_kept_pairs(model) if model.config.family == "rope" else 1
+    return rope_scaling_for(method, length, model.train_len, model.rope_scaling, keep_pairs=keep)
 
 
 def protocol(method: str, length: int, task: str, train_len: int = L) -> str:
-    """How ``method`` is run at length T for ``task``: "one pass", "L-token windows" or "dynamic prefixes"."""
+    """How ``method`` is run at length T for ``task``: "one pass", "L-token windows" or "KV cache"."""
     spec = lab_method(method)
     if spec.window and length > train_len:
         return "L-token windows"
-    if spec.scaling == "dynamic" and not spec.finetune and task == "lm" and length > train_len:
-        return "dynamic prefixes"
+    if spec.scaling == "dynamic" and not spec.finetune and spec.variant is None and length > train_len:
+        return "KV cache"
     return "one pass"
 
 
-def _logits(model: TinyTransformer, tokens: torch.Tensor, scaling: dict | None) -> torch.Tensor:
+def _logits(model: TinyTransformer, tokens: torch.Tensor, scaling: dict | None, how: str = "one pass") -> torch.Tensor:
     if model.config.family == "rope":
-        return model(tokens, rope_scaling=scaling)  # (B, T, V)
+        return model(tokens, rope_scaling=scaling, kv_cache=how == "KV cache")  # (B, T, V)
     return model(tokens)  # (B, T, V)
 
 
 def token_losses(
-    model: TinyTransformer, tokens: torch.Tensor, targets: torch.Tensor, scaling: dict | None
+    model: TinyTransformer, tokens: torch.Tensor, targets: torch.Tensor, scaling: dict | None, how: str = "one pass"
 ) -> torch.Tensor:
     """Next-token cross-entropy (nats) at every position, shape (B, T)."""
-    logits = _logits(model, tokens, scaling)  # (B, T, V)
+    logits = _logits(model, tokens, scaling, how)  # (B, T, V)
     return F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")  # (B, T)
-
-
-def dynamic_chunk_ends(length: int, train_len: int) -> list[int]:
-    """Prefix lengths that score dynamic NTK: L, 2L, 4L, … up to T (and T itself)."""
-    ends, end = [], train_len
-    while end < length:
-        ends.append(end)
-        end *= 2
-    return [*ends, length]
 
 
 def bucket_means(values: np.ndarray, bucket: int) -> tuple[list[float], list[int]]:
@@ -119,15 +138,18 @@ def evaluate_lm(
     length: int,
     *,
     seed: int = 0,
-    n_sequences: int = N_LM,
+    n_sequences: int | None = None,
     data_seed: int = EVAL_SEED,
+    scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
 ) -> dict:
-    """Language-modelling loss of ``method`` (checkpoint seed ``seed``) at length T: ``{"status": "ok", "loss",
+    """Language-modelling loss of ``method`` (checkpoint seed ``seed``, scale ``scale``; ``n_sequences`` documents,
+    default the scale's :data:`EVAL_SIZES`) at length T: ``{"status": "ok", "loss",
     "loss_by_bucket", "bucket_starts", "rope_scaling", "protocol"}`` (losses in nats), or ``{"status": "cannot
     run", "message"}`` when the model has no row for some position (the learned table past its size)."""
     length = _length(length)
-    model = model_for(method, seed, directory=directory)
+    model = model_for(method, seed, scale=scale, directory=directory)
+    n_sequences = EVAL_SIZES[scale][0] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
     tokens, targets = lm_batch(n_sequences, length, (data_seed, length))  # (B, T), (B, T)
     scaling = scaling_for(method, length, model)
     how = protocol(method, length, "lm", model.train_len)
@@ -140,18 +162,12 @@ def evaluate_lm(
                     for s in range(0, length, L_)
                 ]
                 losses = torch.cat(chunks, dim=1)  # (B, T)
-            elif how == "dynamic prefixes":
-                losses = torch.empty(tokens.shape)  # (B, T)
-                start = 0
-                for end in dynamic_chunk_ends(length, L_):
-                    losses[:, start:end] = token_losses(model, tokens[:, :end], targets[:, :end], scaling)[:, start:]
-                    start = end
             else:
-                losses = token_losses(model, tokens, targets, scaling)  # (B, T)
+                losses = token_losses(model, tokens, targets, scaling, how)  # (B, T)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
     by_position = losses.mean(0).double().numpy()  # (T,)
-    by_bucket, starts = bucket_means(by_position, BUCKET)
+    by_bucket, starts = bucket_means(by_position, L_ // 4)
     return {
         "status": "ok",
         "loss": float(by_position.mean()),
@@ -168,9 +184,10 @@ def evaluate_passkey(
     length: int,
     *,
     seed: int = 0,
-    n_per_depth: int = N_PER_DEPTH,
+    n_per_depth: int | None = None,
     depths: tuple[float, ...] = DEPTHS,
     data_seed: int = EVAL_SEED,
+    scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
 ) -> dict:
     """Passkey accuracy of ``method`` (checkpoint seed ``seed``) at length T: ``{"status", "accuracy",
@@ -181,8 +198,10 @@ def evaluate_passkey(
     given the right prefix; if all are right this is exactly what greedy generation produces).
     """
     length = _length(length)
-    n_per_depth = check_int("n_per_depth", n_per_depth, minimum=1)
-    model = model_for(method, seed, directory=directory)
+    n_per_depth = (
+        EVAL_SIZES[_scale(scale)][2] if n_per_depth is None else check_int("n_per_depth", n_per_depth, minimum=1)
+    )
+    model = model_for(method, seed, scale=scale, directory=directory)
     depth_of_row = np.repeat(np.asarray(depths, dtype=np.float64), n_per_depth)  # (B,)
     batch = passkey_batch(random_keys(len(depth_of_row), (data_seed, length, 1)), depth_of_row, length)
     scaling = scaling_for(method, length, model)
@@ -192,7 +211,7 @@ def evaluate_passkey(
         tokens, answer_positions = tokens[:, -model.train_len :], answer_positions - (length - model.train_len)
     try:
         with torch.inference_mode():
-            logits = _logits(model, tokens, scaling)  # (B, T, V)
+            logits = _logits(model, tokens, scaling, how)  # (B, T, V)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
     answer_logits = logits.gather(1, answer_positions[..., None].expand(-1, -1, logits.shape[-1]))  # (B, n, V)
@@ -216,15 +235,17 @@ def attention_weights(
     *,
     seed: int = 0,
     layer: int = 0,
-    n_sequences: int = N_ATTENTION,
+    n_sequences: int | None = None,
     data_seed: int = EVAL_SEED,
+    scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
 ) -> torch.Tensor:
     """Attention weights (B, H, T, T) of ``layer`` on ``n_sequences`` LM documents of length T, from the model's
     forward with ``return_attention=True``. The window baseline is run on the first window (T = L). Raises
     IndexError where the model cannot run (the learned table past its rows)."""
     length = _length(length)
-    model = model_for(method, seed, directory=directory)
+    model = model_for(method, seed, scale=scale, directory=directory)
+    n_sequences = EVAL_SIZES[scale][1] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
     layer = check_int("layer", layer, minimum=0)
     if layer >= model.config.n_layers:
         raise IndexError(f"layer must be < n_layers = {model.config.n_layers}, got {layer}")
@@ -232,18 +253,23 @@ def attention_weights(
     if lab_method(method).window:
         length = min(length, model.train_len)
         tokens = tokens[:, :length]  # (B, L)
+    kv_cache = protocol(method, length, "lm", model.train_len) == "KV cache"
     with torch.inference_mode():
-        _, weights = model(tokens, rope_scaling=scaling_for(method, length, model), return_attention=True)
+        _, weights = model(
+            tokens, rope_scaling=scaling_for(method, length, model), return_attention=True, kv_cache=kv_cache
+        )
     return weights[layer]  # (B, H, T, T)
 
 
-def previous_token_attention(method: str, length: int, *, seed: int = 0, directory: Path = CHECKPOINT_DIR) -> dict:
+def previous_token_attention(
+    method: str, length: int, *, seed: int = 0, scale: str = SCALE, directory: Path = CHECKPOINT_DIR
+) -> dict:
     """How sharply layer 0 attends to the previous token: for each head, the mean weight a[t, t−1] over positions
     t >= 1. Returns ``{"status", "by_head", "max"}``. If a scaling method moves the angle of distance 1 away from
-    anything seen in training (PI divides it by s), this number drops and copying fails. Dynamic NTK is run as one
-    call of length T here."""
+    anything seen in training (PI divides it by s), this number drops and copying fails. Each method runs with its
+    protocol (dynamic NTK with its KV-cache rotations)."""
     try:
-        weights = attention_weights(method, length, seed=seed, directory=directory)  # (B, H, T, T)
+        weights = attention_weights(method, length, seed=seed, scale=scale, directory=directory)  # (B, H, T, T)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
     t = torch.arange(1, weights.shape[-1])  # (T-1,)
@@ -252,24 +278,30 @@ def previous_token_attention(method: str, length: int, *, seed: int = 0, directo
 
 
 # --------------------------------------------------------------------------- everything → records
-def computation_key(method: str, length: int, task: str, seed: int, *, directory: Path = CHECKPOINT_DIR) -> tuple:
+def computation_key(
+    method: str, length: int, task: str, seed: int, *, scale: str = SCALE, directory: Path = CHECKPOINT_DIR
+) -> tuple:
     """Two cells with the same key compute exactly the same numbers, so :func:`evaluate_all` computes them once:
     the same checkpoint run with the same frequencies, attention factor and protocol (every zero-shot method at
     T = L is plain RoPE; dynamic NTK's passkey at T is static NTK with s = T/L)."""
     spec = lab_method(method)
-    model = model_for(method, seed, directory=directory)
+    model = model_for(method, seed, scale=scale, directory=directory)
     if model.config.family != "rope":
-        return (spec.checkpoint, seed, method, length, task)
-    cos, sin = model.positional.cos_sin(length, scaling_for(method, length, model))  # (T, d_h/2) each
+        return (scale, spec.checkpoint, seed, method, length, task)
     how = protocol(method, length, task, model.train_len)
-    return (spec.checkpoint, seed, task, length, how, cos.numpy().tobytes(), sin.numpy().tobytes())
+    scaling = scaling_for(method, length, model)
+    if how == "KV cache":
+        cos, sin = model.positional.kv_cache_cos_sin(length, scaling)  # (T, d_h/2) each
+    else:
+        cos, sin = model.positional.cos_sin(length, scaling)  # (T, d_h/2) each
+    return (scale, spec.checkpoint, seed, task, length, how, cos.numpy().tobytes(), sin.numpy().tobytes())
 
 
-def _record(method: str, seed: int, task: str, length: int, cell: dict, model: TinyTransformer) -> dict:
+def _record(method: str, seed: int, task: str, length: int, cell: dict, model: TinyTransformer, scale: str) -> dict:
     spec = lab_method(method)
     metrics = {k: v for k, v in cell.items() if k not in ("status", "message", "rope_scaling", "protocol", "depths")}
     record = {
-        "scale": SCALE,
+        "scale": scale,
         "method": method,
         "family": spec.family,
         "scaling": spec.scaling,
@@ -280,7 +312,7 @@ def _record(method: str, seed: int, task: str, length: int, cell: dict, model: T
         "status": cell["status"],
         "metrics": metrics,
         "config": {
-            "checkpoint": checkpoint_id(spec.checkpoint, seed),
+            "checkpoint": checkpoint_id(SCALES[scale].model_name(spec.checkpoint), seed),
             "train_len": model.train_len,
             "rope_scaling": scaling_for(method, length, model),
             "protocol": protocol(method, length, task, model.train_len),
@@ -296,11 +328,13 @@ def evaluate_all(
     lengths: list[int] | None = None,
     seeds: list[int] | None = None,
     *,
+    scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
     progress: bool = False,
     reuse: dict | None = None,
 ) -> dict:
-    """Every method × seed × length × task (defaults: all of :data:`METHODS`, seeds 0 1 2, L..8L).
+    """Every method × seed × length × task at one ``scale`` (defaults: every method of :data:`METHODS` that has a
+    checkpoint at that scale, seeds 0 1 2, L..8L).
 
     ``reuse``: earlier results; the records of a (method, seed) whose checkpoint metadata is unchanged are copied
     instead of recomputed (they would be identical: evaluation is deterministic), and ``meta["reused_runs"]``
@@ -310,9 +344,20 @@ def evaluate_all(
     with ``status``, ``metrics`` (lm: loss, loss_by_bucket, bucket_starts, previous_token_attention,
     previous_token_by_head; passkey: accuracy, accuracy_by_depth, digit_accuracy) and ``config`` (checkpoint,
     train_len, rope_scaling, protocol); ``checkpoints`` holds each checkpoint's config, settings and training time.
+    Two scales' results are joined by :func:`helpers.lab.records.join_scales`.
     """
-    methods = list(METHODS) if methods is None else [lab_method(m).name for m in methods]
-    lengths = list(LENGTHS) if lengths is None else [_length(t) for t in lengths]
+    from helpers.lab.checkpoints import RECIPES
+
+    info = SCALES[_scale(scale)]
+    available = [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
+    if methods is None:
+        methods = available
+    else:
+        methods = [lab_method(m).name for m in methods]
+        missing = [m for m in methods if m not in available]
+        if missing:
+            raise ValueError(f"methods {missing} have no checkpoint at scale {scale!r}; allowed there: {available}")
+    lengths = list(lengths_of(scale)) if lengths is None else [_length(t) for t in lengths]
     optional = seeds is None  # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
     evaluated: dict[str, list[int]] = {m: [] for m in methods}
@@ -321,51 +366,54 @@ def evaluate_all(
     done: dict[tuple, dict] = {}
     records = []
     checkpoints: dict[str, dict] = {}
+    old_records = [r for r in (reuse or {}).get("records", []) if r.get("scale", "tiny") == scale]
     for m in methods:
         for seed in seeds:
-            name = lab_method(m).checkpoint
+            name = info.model_name(lab_method(m).checkpoint)
             if optional and not is_trained(name, seed, directory):
                 continue
             evaluated[m].append(seed)
-            model = model_for(m, seed, directory=directory)
+            model = model_for(m, seed, scale=scale, directory=directory)
             meta = checkpoint_metadata(name, seed, directory=directory)
             cid = checkpoint_id(name, seed)
             checkpoints[cid] = {
                 key: meta[key] for key in ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
             } | {"training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"}}
             if reuse is not None and reuse.get("checkpoints", {}).get(cid) == checkpoints[cid]:
-                old = [r for r in reuse["records"] if r["method"] == m and r["seed"] == seed and r["length"] in lengths]
+                old = [r for r in old_records if r["method"] == m and r["seed"] == seed and r["length"] in lengths]
                 if len(old) == len(lengths) * len(TASKS):
                     records.extend(old)
                     reused += 1
                     continue
             for t in lengths:
                 for task in TASKS:
-                    key = computation_key(m, t, task, seed, directory=directory)
+                    key = computation_key(m, t, task, seed, scale=scale, directory=directory)
                     if key not in done:
                         if task == "lm":
-                            cell = evaluate_lm(m, t, seed=seed, directory=directory)
+                            cell = evaluate_lm(m, t, seed=seed, scale=scale, directory=directory)
                             if cell["status"] == "ok":
-                                previous = previous_token_attention(m, t, seed=seed, directory=directory)
+                                previous = previous_token_attention(m, t, seed=seed, scale=scale, directory=directory)
                                 cell["previous_token_attention"] = previous["max"]
                                 cell["previous_token_by_head"] = previous["by_head"]
                         else:
-                            cell = evaluate_passkey(m, t, seed=seed, directory=directory)
+                            cell = evaluate_passkey(m, t, seed=seed, scale=scale, directory=directory)
                         done[key] = cell
-                    records.append(_record(m, seed, task, t, done[key], model))
+                    records.append(_record(m, seed, task, t, done[key], model, scale))
         if progress:
-            print(f"evaluated {m:<20} ({time.perf_counter() - start:.1f} s)", flush=True)
+            print(f"evaluated {scale}/{m:<26} ({time.perf_counter() - start:.1f} s)", flush=True)
+    n_lm, n_attention, n_per_depth = EVAL_SIZES[scale]
     return {
         "meta": {
-            "scale": SCALE,
-            "train_len": L,
+            "scale": scale,
+            "scale_why": info.why,
+            "train_len": info.train_len,
             "lengths": lengths,
             "seeds": seeds,
-            "bucket": BUCKET,
-            "n_lm_sequences": N_LM,
-            "n_attention_sequences": N_ATTENTION,
+            "bucket": info.train_len // 4,
+            "n_lm_sequences": n_lm,
+            "n_attention_sequences": n_attention,
             "passkey_depths": list(DEPTHS),
-            "passkey_keys_per_depth": N_PER_DEPTH,
+            "passkey_keys_per_depth": n_per_depth,
             "eval_seed": EVAL_SEED,
             "eval_seconds": round(time.perf_counter() - start, 1),
             "reused_runs": reused,

@@ -27,7 +27,17 @@ import dataclasses
 
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 
-__all__ = ["METHODS", "LabMethod", "lab_method", "rope_scaling_for"]
+__all__ = ["ABLATIONS", "LR_SWEEP", "MAIN", "METHODS", "VARIANTS", "LabMethod", "lab_method", "rope_scaling_for"]
+
+
+#: Zero-shot variants of a scaling method (the ablations), each changing one thing of the method's HF-style dict.
+VARIANTS = {
+    "no_temperature": "YaRN without its attention temperature: attention_factor 1 (HF's ``attention_factor`` key)",
+    "alpha2s": "NTK-aware with α = 2s instead of α = s for T > L (YaRN paper §3.1: NTK-aware needs α above L'/L)",
+    "onepass": "dynamic NTK as HF scores a whole sequence in one call: one scale s = T/L for every position",
+    "cached": "dynamic NTK as generation with a KV cache runs it: the query at t uses s = max(1, (t+1)/L), every "
+    "key keeps the rotation it was written with",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,24 +46,31 @@ class LabMethod:
 
     ``family``: a key of :data:`helpers.methods.POSITIONAL_FAMILIES`. ``scaling``: a key of
     :data:`helpers.methods.SCALING_METHODS` (RoPE methods only, else None). ``finetune``: the checkpoint was
-    fine-tuned with that scaling (it then always runs with its own dict). ``window``: the L-token-window baseline.
+    fine-tuned with that scaling (it then always runs with its own dict); ``lr``: the fine-tune's learning rate when
+    it is not the shipped recipe's (the sweep). ``window``: the L-token-window baseline. ``variant``: a key of
+    :data:`VARIANTS` (an ablation or a protocol of a zero-shot method).
     """
 
     family: str
     scaling: str | None = None
     finetune: bool = False
     window: bool = False
+    variant: str | None = None
+    lr: str | None = None
 
     @property
     def name(self) -> str:
         if self.scaling is None:
             return self.family
         suffix = "_ft" if self.finetune else "_window" if self.window else ""
+        suffix += f"_lr{self.lr}" if self.lr else ""
+        suffix += f"_{self.variant}" if self.variant else ""
         return f"{self.family}+{self.scaling}{suffix}"
 
     @property
     def checkpoint(self) -> str:
-        """The model (a key of :data:`helpers.lab.checkpoints.RECIPES`) this method evaluates."""
+        """The model at scale ``tiny`` (a key of :data:`helpers.lab.checkpoints.RECIPES`) this method evaluates;
+        at another scale it is ``<scale>/<checkpoint>``."""
         return self.name if self.finetune else self.family
 
     @property
@@ -66,10 +83,16 @@ class LabMethod:
             return POSITIONAL_FAMILIES[self.family].label
         base = SCALING_METHODS[self.scaling].label
         if self.finetune:
-            return f"{base} fine-tuned (s=4)"
+            return f"{base} fine-tuned (s=4" + (f", lr {self.lr})" if self.lr else ")")
         if self.window:
             return f"{base}, L-token windows"
-        return base if self.scaling == "default" else f"{base} zero-shot"
+        extra = {
+            "no_temperature": ", no temperature",
+            "alpha2s": ", α = 2s",
+            "onepass": ", one pass",
+            "cached": ", KV cache",
+        }.get(self.variant, "")
+        return base + extra if self.scaling == "default" else f"{base}{extra} zero-shot"
 
     @property
     def color(self) -> str:
@@ -83,6 +106,8 @@ class LabMethod:
             return ":"
         if self.finetune:
             return "--"
+        if self.variant:
+            return "-."
         return "-"
 
     def style(self) -> dict[str, str]:
@@ -109,13 +134,30 @@ METHODS: dict[str, LabMethod] = {
         LabMethod("rope", "yarn"),
         LabMethod("rope", "linear", finetune=True),
         LabMethod("rope", "yarn", finetune=True),
+        # ablations and protocols (issue 12)
+        LabMethod("rope", "linear_keep_fast"),
+        LabMethod("rope", "ntk", variant="alpha2s"),
+        LabMethod("rope", "dynamic", variant="onepass"),
+        LabMethod("rope", "dynamic", variant="cached"),
+        LabMethod("rope", "yarn", variant="no_temperature"),
+        LabMethod("rope", "yarn_paper"),
+        LabMethod("rope", "llama3"),
+        LabMethod("rope", "linear", finetune=True, lr="3e-4"),
+        LabMethod("rope", "linear", finetune=True, lr="1e-4"),
+        LabMethod("rope", "yarn", finetune=True, lr="3e-4"),
+        LabMethod("rope", "yarn", finetune=True, lr="1e-4"),
     )
 }
+#: The main comparison (the tables the README and notebook 05 show first).
+MAIN = tuple(METHODS)[:13]
+#: The ablations and protocol variants of zero-shot methods, and the fine-tunes' learning-rate sweep.
+ABLATIONS = tuple(name for name in tuple(METHODS)[13:] if not METHODS[name].finetune)
+LR_SWEEP = tuple(name for name in METHODS if METHODS[name].finetune)
 #: The zero-shot RoPE methods, in the order tables list them.
-ZERO_SHOT = tuple(name for name, m in METHODS.items() if m.zero_shot)
+ZERO_SHOT = tuple(name for name in MAIN if METHODS[name].zero_shot)
 #: Families other than RoPE.
 OTHER_FAMILIES = tuple(name for name, m in METHODS.items() if m.scaling is None)
-FINE_TUNED = tuple(name for name, m in METHODS.items() if m.finetune)
+FINE_TUNED = tuple(name for name in MAIN if METHODS[name].finetune)
 
 
 def lab_method(name: str) -> LabMethod:
@@ -125,10 +167,15 @@ def lab_method(name: str) -> LabMethod:
     return METHODS[name]
 
 
-def rope_scaling_for(method: str, length: int, train_len: int, trained_scaling: dict | None = None) -> dict | None:
+def rope_scaling_for(
+    method: str, length: int, train_len: int, trained_scaling: dict | None = None, *, keep_pairs: int = 1
+) -> dict | None:
     """The HF-style scaling dict ``method`` uses at evaluation length T (None = plain RoPE, or not a RoPE model).
 
     ``trained_scaling``: the fine-tuned checkpoint's own dict (fine-tuned methods return it unchanged).
+    ``keep_pairs``: how many of the fastest pairs ``linear_keep_fast`` leaves unchanged (the lab passes the number
+    YaRN keeps at that scale). ``dynamic`` returns factor 1 (the YaRN paper's s = max(1, l/L)); its protocol
+    variants change how it is run, not the dict.
     """
     spec = lab_method(method)
     if spec.family != "rope" or spec.window or spec.scaling == "default":
@@ -138,6 +185,13 @@ def rope_scaling_for(method: str, length: int, train_len: int, trained_scaling: 
     factor = max(1.0, length / train_len)
     if spec.scaling == "dynamic":
         return {"rope_type": "dynamic", "factor": 1.0}
-    if spec.scaling == "yarn":
-        return {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": train_len}
+    if spec.scaling in ("yarn", "yarn_paper", "llama3"):
+        out = {"rope_type": spec.scaling, "factor": factor, "original_max_position_embeddings": train_len}
+        if spec.variant == "no_temperature":
+            out["attention_factor"] = 1.0
+        return out
+    if spec.scaling == "linear_keep_fast":
+        return {"rope_type": "linear_keep_fast", "factor": factor, "keep_pairs": keep_pairs}
+    if spec.variant == "alpha2s" and length > train_len:
+        factor *= 2
     return {"rope_type": spec.scaling, "factor": factor}

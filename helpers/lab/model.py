@@ -41,7 +41,9 @@ class LabConfig:
     pre-trained at (YaRN's ``original_max_position_embeddings``). ``max_seq_len``: rows of the learned table
     (``learned`` only). ``rope_base`` (b), ``rope_layout`` and ``rope_scaling`` (the HF-style dict the model runs with
     by default; None = plain RoPE; a fine-tune stores the one it was trained with): ``rope`` only.
-    ``t5_num_buckets``, ``t5_max_distance``: ``t5_bias`` only. ``seed``: initialisation.
+    ``t5_num_buckets``, ``t5_max_distance``: ``t5_bias`` only. ``seed``: initialisation. ``d_head``: the head
+    dimension d_h when it is not d_model / n_heads (None = d_model / n_heads); the second scale uses 2 heads of 64
+    on a 64-wide residual stream, so that 32 RoPE pairs span wavelengths from 2π to beyond 8·L.
     """
 
     family: str = "rope"
@@ -49,6 +51,7 @@ class LabConfig:
     d_model: int = 64
     n_layers: int = 2
     n_heads: int = 4
+    d_head: int | None = None
     d_ff: int = 256
     train_len: int = 64
     max_seq_len: int = 128
@@ -67,6 +70,8 @@ class LabConfig:
         check_dim("d_model", self.d_model)
         check_int("n_layers", self.n_layers, minimum=1)
         check_int("n_heads", self.n_heads, minimum=1)
+        if self.d_head is not None:
+            check_int("d_head", self.d_head, minimum=2, even=True)
         check_int("d_ff", self.d_ff, minimum=1)
         check_int("train_len", self.train_len, minimum=2)
         check_int("max_seq_len", self.max_seq_len, minimum=1)
@@ -77,7 +82,7 @@ class LabConfig:
         check_int("t5_num_buckets", self.t5_num_buckets, minimum=2, even=True)
         check_int("t5_max_distance", self.t5_max_distance, minimum=self.t5_num_buckets // 2 + 1)
         check_int("seed", self.seed, minimum=0)
-        if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
+        if self.d_head is None and (self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2):
             raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) times an even head dimension")
         if self.rope_scaling is not None:
             if self.family != "rope":
@@ -86,7 +91,7 @@ class LabConfig:
 
     @property
     def head_dim(self) -> int:
-        return self.d_model // self.n_heads
+        return self.d_model // self.n_heads if self.d_head is None else self.d_head
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -117,8 +122,9 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, config: LabConfig):
         super().__init__()
         self.n_heads, self.head_dim = config.n_heads, config.head_dim
-        self.qkv = nn.Linear(config.d_model, 3 * config.d_model, bias=False)
-        self.out = nn.Linear(config.d_model, config.d_model, bias=False)
+        width = config.n_heads * config.head_dim  # H·d_h (= d_model unless d_head is set)
+        self.qkv = nn.Linear(config.d_model, 3 * width, bias=False)
+        self.out = nn.Linear(width, config.d_model, bias=False)
 
     def forward(
         self,
@@ -127,11 +133,12 @@ class CausalSelfAttention(nn.Module):
         rope_scaling: dict | None,
         bias: torch.Tensor | None,
         return_attention: bool = False,
+        kv_cache: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Output (B, T, D) and, if ``return_attention``, the weights (B, H, T, T) (else None)."""
-        b, t, d = x.shape  # (B, T, D)
+        b, t, _ = x.shape  # (B, T, D)
         q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, d_h)
-        q, k = positional.rotate(q, k, rope_scaling)  # (B, H, T, d_h) each
+        q, k = positional.rotate(q, k, rope_scaling, kv_cache)  # (B, H, T, d_h) each
         weights = None
         if return_attention:
             mask = causal_additive_mask(t) if bias is None else bias + causal_additive_mask(t)  # (T, T) or (H, T, T)
@@ -143,7 +150,7 @@ class CausalSelfAttention(nn.Module):
         else:
             mask = bias + causal_additive_mask(t)  # (H, T, T): −inf above the diagonal
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, T, d_h)
-        return self.out(y.transpose(1, 2).reshape(b, t, d)), weights  # (B, T, D)
+        return self.out(y.transpose(1, 2).reshape(b, t, self.n_heads * self.head_dim)), weights  # (B, T, D)
 
 
 class Block(nn.Module):
@@ -165,8 +172,9 @@ class Block(nn.Module):
         rope_scaling: dict | None,
         bias: torch.Tensor | None,
         return_attention: bool = False,
+        kv_cache: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention)
+        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention, kv_cache)
         h = h + update  # (B, T, D)
         return h + self.mlp(self.ln2(h)), weights  # (B, T, D)
 
@@ -240,18 +248,27 @@ class TinyTransformer(nn.Module):
             self.positional.rows_reached = check_int("rows_reached", value, minimum=0)
 
     def forward(
-        self, tokens: torch.Tensor, *, rope_scaling: dict | None = _UNSET, return_attention: bool = False
+        self,
+        tokens: torch.Tensor,
+        *,
+        rope_scaling: dict | None = _UNSET,
+        return_attention: bool = False,
+        kv_cache: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         """Next-token logits (B, T, vocab_size) for ``tokens`` (B, T) int64.
 
         ``rope_scaling``: override the model's RoPE scaling dict for this call (``rope`` models only; None = plain).
         ``return_attention``: also return every layer's attention weights, a tuple of n_layers tensors (B, H, T, T).
+        ``kv_cache``: score the sequence as token-by-token generation with a KV cache would (length-dependent RoPE
+        methods only: position t uses the frequencies for t + 1 tokens, cached keys keep theirs).
         A learned table raises IndexError (with its message) when T exceeds its ``max_seq_len``.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.is_floating_point():
             raise TypeError(f"tokens must be an integer tensor of shape (B, T), got {tokens!r}")
         if not isinstance(return_attention, bool):
             raise TypeError(f"return_attention must be a bool, got {return_attention!r}")
+        if not isinstance(kv_cache, bool):
+            raise TypeError(f"kv_cache must be a bool, got {kv_cache!r}")
         if rope_scaling is _UNSET:
             rope_scaling = self.rope_scaling
         elif self.config.family != "rope" and rope_scaling is not None:
@@ -264,7 +281,7 @@ class TinyTransformer(nn.Module):
         bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
         weights = []
         for block in self.blocks:
-            h, w = block(h, self.positional, rope_scaling, bias, return_attention)  # (B, T, D)
+            h, w = block(h, self.positional, rope_scaling, bias, return_attention, kv_cache)  # (B, T, D)
             weights.append(w)
         logits = self.lm_head(self.ln_f(h))  # (B, T, V)
         return (logits, tuple(weights)) if return_attention else logits

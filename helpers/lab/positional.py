@@ -4,7 +4,7 @@ Every positional family is a :class:`Positional` with the same small interface, 
 :class:`helpers.lab.model.TinyTransformer`::
 
     h = positional.add_to_embeddings(h)            # (B, T, D): absolute tables add here (else unchanged)
-    q, k = positional.rotate(q, k, rope_scaling)   # (B, H, T, d_h): RoPE rotates here (else unchanged)
+    q, k = positional.rotate(q, k, rope_scaling, kv_cache)   # (B, H, T, d_h): RoPE rotates here (else unchanged)
     bias = positional.score_bias(T)                # (H, T, T) added to q·kᵀ/√d_h, or None
 
 Families (identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`):
@@ -66,8 +66,11 @@ class Positional(nn.Module):
         """h (B, T, D) → h + position vectors (B, T, D). Default: unchanged."""
         return h
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """q, k (B, H, T, d_h) → rotated q, k. Default: unchanged (``rope_scaling`` only matters for RoPE)."""
+    def rotate(
+        self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None, kv_cache: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """q, k (B, H, T, d_h) → rotated q, k. Default: unchanged (``rope_scaling`` and ``kv_cache`` only matter
+        for RoPE)."""
         return q, k
 
     def score_bias(self, length: int) -> torch.Tensor | None:
@@ -135,6 +138,7 @@ class RopeRotation(Positional):
         super().__init__()
         self.head_dim, self.base, self.layout, self.train_len = head_dim, base, layout, train_len
         self._caches: dict[tuple[str, int | None], RopeCache] = {}
+        self._stale: dict[tuple, tuple[torch.Tensor, torch.Tensor]] = {}
 
     def cache(self, rope_scaling: dict | None, length: int) -> RopeCache:
         """The :class:`helpers.rope.RopeCache` for this scaling dict (and this T, for ``dynamic``)."""
@@ -155,8 +159,44 @@ class RopeRotation(Positional):
         """cos and sin (T, d_h/2) for positions 0..T−1, times the attention factor."""
         return self.cache(rope_scaling, length).get(length)  # (T, d_h/2) each
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
-        cos, sin = self.cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
+    def kv_cache_cos_sin(self, length: int, rope_scaling: dict | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin (T, d_h/2) as token-by-token generation with a KV cache produces them for a length-dependent
+        method (``dynamic``): row t is rotated by t·θ_i(t + 1), the frequencies for the t + 1 tokens seen when
+        token t was processed (HF's ``dynamic_rope_update`` recomputes them from the longest position so far).
+        The key of token t is cached with that rotation and keeps it; the query of token t uses it too. So one
+        causal call with these rows scores every position exactly as generation would (keys stale, as in practice).
+        """
+        kind = (rope_scaling or {}).get("rope_type", (rope_scaling or {}).get("type"))
+        if kind not in LENGTH_DEPENDENT:
+            raise ValueError(
+                f"kv_cache=True only changes length-dependent methods {LENGTH_DEPENDENT}; got rope_scaling={rope_scaling!r}"
+            )
+        key = (json.dumps(rope_scaling, sort_keys=True), length, "kv_cache")
+        if key not in self._stale:
+            angles = torch.empty(length, self.head_dim // 2, dtype=torch.float64)  # (T, d_h/2)
+            for t in range(length):
+                inv_freq, factor = rope_parameters_from_config(
+                    rope_scaling,
+                    head_dim=self.head_dim,
+                    base=self.base,
+                    seq_len=t + 1,
+                    max_position_embeddings=self.train_len,
+                )  # (d_h/2,), float
+                angles[t] = t * torch.as_tensor(inv_freq, dtype=torch.float64)  # (d_h/2,)
+            self._stale[key] = (
+                (angles.cos() * factor).float(),  # (T, d_h/2)
+                (angles.sin() * factor).float(),  # (T, d_h/2)
+            )
+        return self._stale[key]
+
+    def rotate(
+        self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None, kv_cache: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """q, k (B, H, T, d_h) rotated; ``kv_cache``: as generation with a KV cache (:meth:`kv_cache_cos_sin`)."""
+        if kv_cache:
+            cos, sin = self.kv_cache_cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
+        else:
+            cos, sin = self.cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
         return apply_rope(q, cos, sin, layout=self.layout), apply_rope(k, cos, sin, layout=self.layout)
 
 

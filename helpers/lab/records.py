@@ -37,12 +37,42 @@ def _task_of(metric: str) -> str:
     raise ValueError(f"metric must be one of {[m for names in METRICS.values() for m in names]}, got {metric!r}")
 
 
+def at_scale(results: dict, scale: str) -> dict:
+    """The view of ``results`` at one scale: ``{"meta", "methods", "checkpoints", "records"}`` as
+    :func:`helpers.lab.evaluate.evaluate_all` returns them for that scale. The file's top level is the ``tiny``
+    view (what the notebooks read); other scales' meta and methods are under ``results["scales"]``."""
+    if results["meta"].get("scale", "tiny") == scale:
+        return results
+    scales = results.get("scales", {})
+    if scale not in scales:
+        raise ValueError(f"scale must be one of {[results['meta'].get('scale', 'tiny'), *scales]}, got {scale!r}")
+    return {**scales[scale], "checkpoints": results["checkpoints"], "records": results["records"]}
+
+
+def join_scales(main: dict, *others: dict) -> dict:
+    """One results dict from :func:`helpers.lab.evaluate.evaluate_all` results at several scales: ``main``'s view at
+    the top level, the others' meta and methods under ``"scales"``, every record and checkpoint in one list."""
+    out = {k: main[k] for k in ("meta", "methods")}
+    out["scales"] = {o["meta"]["scale"]: {"meta": o["meta"], "methods": o["methods"]} for o in others}
+    out["checkpoints"] = {k: v for r in (main, *others) for k, v in r["checkpoints"].items()}
+    out["records"] = [rec for r in (main, *others) for rec in r["records"]]
+    return out
+
+
 def record(results: dict, method: str, seed: int, task: str, length: int) -> dict:
-    """The one record of (method, seed, task, length); KeyError naming it if absent."""
+    """The one record of (method, seed, task, length) at the scale of ``results`` (a view from :func:`at_scale`, or
+    the top level = ``tiny``); KeyError naming it if absent."""
+    scale = results["meta"].get("scale", "tiny")
     for r in results["records"]:
-        if r["method"] == method and r["seed"] == seed and r["task"] == task and r["length"] == length:
+        if (
+            r["method"] == method
+            and r["seed"] == seed
+            and r["task"] == task
+            and r["length"] == length
+            and r.get("scale", "tiny") == scale
+        ):
             return r
-    raise KeyError(f"no record for method={method!r}, seed={seed}, task={task!r}, length={length}")
+    raise KeyError(f"no record for scale={scale!r}, method={method!r}, seed={seed}, task={task!r}, length={length}")
 
 
 def seeds_of(results: dict, *methods: str) -> list[int]:
