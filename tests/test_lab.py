@@ -611,7 +611,7 @@ def _generate_with_kv_cache(model: TinyTransformer, tokens: torch.Tensor, scalin
         angle = t * torch.as_tensor(inv_freq, dtype=torch.float64)  # (d_h/2,)
         cos, sin = (angle.cos() * a).float()[None], (angle.sin() * a).float()[None]  # (1, d_h/2) each
         h = model.token_embedding(tokens[t : t + 1]) * model.embed_scale  # (1, D)
-        for block, (keys, values) in zip(model.blocks, caches):
+        for block, (keys, values) in zip(model.blocks, caches, strict=True):
             q, k, v = block.attn.qkv(block.ln1(h)).view(3, n_heads, 1, h_dim)  # 3 × (H, 1, d_h)
             keys.append(apply_rope(k, cos, sin, layout=cfg.rope_layout))  # (H, 1, d_h), never rotated again
             values.append(v)

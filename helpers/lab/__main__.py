@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SEEDS, list_checkpoints, train_all
+from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, list_checkpoints, train_all
 
 
 def positive_int(text: str) -> int:
@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluation lengths in tokens (default: 64 128 256 512)",
     )
     ev.add_argument("--seeds", nargs="+", type=seed_arg, default=None, help="seeds (default: 0 1 2)")
+    ev.add_argument(
+        "--scales", nargs="+", choices=list(SCALES), default=list(SCALES), help="scales (default: all, tiny first)"
+    )
     ev.add_argument("--checkpoints", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory")
     ev.add_argument("--out", type=Path, default=None, help="results directory (default: helpers/lab/results)")
     ev.add_argument("--no-write", action="store_true", help="print the table only; write nothing")
@@ -139,7 +142,10 @@ def run_train(args: argparse.Namespace) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> None:
+    from helpers.lab.checkpoints import RECIPES
     from helpers.lab.evaluate import evaluate_all
+    from helpers.lab.methods import METHODS as METHODS_
+    from helpers.lab.records import join_scales
     from helpers.lab.report import RESULTS_DIR, results_tables, write_results
 
     start = time.perf_counter()
@@ -148,9 +154,23 @@ def run_evaluate(args: argparse.Namespace) -> None:
         from helpers.lab.report import RESULTS_JSON, load_results
 
         reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
-    results = evaluate_all(
-        args.methods, args.lengths, args.seeds, directory=args.checkpoints, progress=True, reuse=reuse
-    )
+    per_scale = []
+    for scale in dict.fromkeys(args.scales):
+        methods = args.methods
+        if methods is not None:  # keep the methods that have a checkpoint at this scale
+            methods = [m for m in methods if SCALES[scale].model_name(METHODS_[m].checkpoint) in RECIPES]
+        per_scale.append(
+            evaluate_all(
+                methods,
+                args.lengths if scale == args.scales[0] else None,
+                args.seeds,
+                scale=scale,
+                directory=args.checkpoints,
+                progress=True,
+                reuse=reuse,
+            )
+        )
+    results = join_scales(*per_scale)
     print(results_tables(results))
     print(f"evaluated in {time.perf_counter() - start:.1f} s")
     if not args.no_write:

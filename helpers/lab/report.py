@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.lab.methods import METHODS, lab_method
+from helpers.lab.methods import ABLATIONS, LR_SWEEP, MAIN, METHODS, VARIANTS, lab_method
 from helpers.lab.records import (
     RESULTS_DIR,
     RESULTS_JSON,
+    at_scale,
     load_results,
     record,
     seed_values,
@@ -31,6 +32,7 @@ PLOTS = {
     "loss_by_position": RESULTS_DIR / "loss_by_position.png",
     "passkey_by_length": RESULTS_DIR / "passkey_by_length.png",
     "learned_table": RESULTS_DIR / "learned_table.png",
+    "passkey_by_length_small": RESULTS_DIR / "passkey_by_length_small.png",
 }
 TABLE_BEGIN, TABLE_END = "<!-- BEGIN GENERATED TABLE -->", "<!-- END GENERATED TABLE -->"
 
@@ -41,40 +43,43 @@ def _cell(s: dict, fmt: str) -> str:
     return f"{s['mean']:{fmt}} [{s['min']:{fmt}}, {s['max']:{fmt}}]"
 
 
-def results_tables(results: dict) -> str:
-    """The generated Markdown: loss, passkey and previous-token tables (mean [min, max] over seeds), passkey per
-    seed for the RoPE methods, and the training runs."""
-    meta = results["meta"]
+def _scales(results: dict) -> list[str]:
+    return [results["meta"].get("scale", "tiny"), *results.get("scales", {})]
+
+
+def _metric_table(view: dict, methods, metric: str, fmt: str, lengths) -> list[str]:
+    train_len = view["meta"]["train_len"]
+    heads = " | ".join(f"{t} ({t / train_len:g}×L)" for t in lengths)
+    rule = "|".join(["---"] * (len(lengths) + 1))
+    lines = [f"| method | {heads} |", f"|{rule}|"]
+    for m in methods:
+        cells = " | ".join(_cell(summary(view, m, metric, t), fmt) for t in lengths)
+        lines.append(f"| `{m}` ({lab_method(m).label}) | {cells} |")
+    return lines
+
+
+def scale_tables(view: dict) -> str:
+    """Loss, passkey, per-seed passkey and previous-token tables of the main methods at one scale (a view)."""
+    meta = view["meta"]
     lengths, train_len = meta["lengths"], meta["train_len"]
-    methods = list(results["methods"])
+    methods = [m for m in MAIN if m in view["methods"]]
     heads = " | ".join(f"{t} ({t / train_len:g}×L)" for t in lengths)
     rule = "|".join(["---"] * (len(lengths) + 1))
     n_keys = len(meta["passkey_depths"]) * meta["passkey_keys_per_depth"]
     lines = [
-        "Each cell is the mean over the seeds evaluated and [min, max] over them (seeds per method in the "
-        "per-seed table). "
+        f"#### Scale `{meta['scale']}` (L = {train_len}): the main comparison",
+        "",
+        f"{meta.get('scale_why', '')}. Each cell is the mean over the seeds evaluated and [min, max] over them. "
         f"Evaluation: {meta['n_lm_sequences']} LM documents and {n_keys} passkeys per length "
         f"(seed {meta['eval_seed']}), the same for every method.",
         "",
         "Mean next-token loss on the copy-LM task (nats; lower is better; a fresh random word costs ln 107 = 4.67):",
         "",
-        f"| method | {heads} |",
-        f"|{rule}|",
-    ]
-    for m in methods:
-        cells = " | ".join(_cell(summary(results, m, "loss", t), ".3f") for t in lengths)
-        lines.append(f"| `{m}` ({lab_method(m).label}) | {cells} |")
-    lines += [
+        *_metric_table(view, methods, "loss", ".3f", lengths),
         "",
         f"Passkey accuracy (all 5 digits right; {n_keys} keys per length; chance ≈ 0):",
         "",
-        f"| method | {heads} |",
-        f"|{rule}|",
-    ]
-    for m in methods:
-        cells = " | ".join(_cell(summary(results, m, "accuracy", t), ".2f") for t in lengths)
-        lines.append(f"| `{m}` ({lab_method(m).label}) | {cells} |")
-    lines += [
+        *_metric_table(view, methods, "accuracy", ".2f", lengths),
         "",
         "Passkey accuracy per seed:",
         "",
@@ -82,9 +87,9 @@ def results_tables(results: dict) -> str:
         f"|{rule}|---|",
     ]
     for m in methods:
-        cells = [" / ".join(map(str, seeds_of(results, m)))]
+        cells = [" / ".join(map(str, seeds_of(view, m)))]
         for t in lengths:
-            v = seed_values(results, m, "accuracy", t)
+            v = seed_values(view, m, "accuracy", t)
             cells.append("cannot run" if np.isnan(v).any() else " / ".join(f"{x:.2f}" for x in v))
         lines.append(f"| `{m}` | {' | '.join(cells)} |")
     lines += [
@@ -96,28 +101,146 @@ def results_tables(results: dict) -> str:
         f"|{rule}|",
     ]
     for m in methods:
-        cells = " | ".join(_cell(summary(results, m, "previous_token_attention", t), ".2f") for t in lengths)
+        cells = " | ".join(_cell(summary(view, m, "previous_token_attention", t), ".2f") for t in lengths)
         lines.append(f"| `{m}` | {cells} |")
-    lines += [
+    return "\n".join(lines) + "\n"
+
+
+def ablation_tables(view: dict) -> str:
+    """The ablations and protocol variants beside the method each one changes (loss and passkey at 2L..8L)."""
+    meta = view["meta"]
+    lengths = meta["lengths"][1:]
+    pairs = [m for m in ABLATIONS if m in view["methods"]]
+    if not pairs:
+        return ""
+    base = {"linear_keep_fast": "rope+linear", "yarn_paper": "rope+yarn", "llama3": "rope+yarn"}
+    methods = []
+    for m in pairs:
+        spec = lab_method(m)
+        ref = base.get(spec.scaling, f"rope+{spec.scaling}")
+        methods += [x for x in (ref, m) if x in view["methods"] and x not in methods]
+    what = "; ".join(f"`{k}`: {v}" for k, v in VARIANTS.items())
+    lines = [
+        f"#### Scale `{meta['scale']}` (L = {meta['train_len']}): ablations and protocols, each beside what it changes",
         "",
+        f"Variants: {what}. `rope+linear_keep_fast`: PI except on the pairs YaRN keeps unchanged at this scale; "
+        "`rope+yarn_paper`: YaRN with the paper's ramp (linear in r = L/λ) instead of the released code's (linear in "
+        "the pair index); `rope+llama3`: Llama 3.1's wavelength thresholds (low_freq_factor 1, high_freq_factor 4).",
+        "",
+        "Loss (nats):",
+        "",
+        *_metric_table(view, methods, "loss", ".3f", lengths),
+        "",
+        "Passkey accuracy:",
+        "",
+        *_metric_table(view, methods, "accuracy", ".2f", lengths),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def chosen_learning_rate(view: dict) -> tuple[str | None, str]:
+    """The fine-tune learning rate with the lowest mean loss at 4L (the fine-tuning length), averaged over both
+    fine-tunes and every seed, and a sentence with the numbers that chose it."""
+    L_ = view["meta"]["train_len"]
+    rates = {}
+    for m in LR_SWEEP:
+        if m not in view["methods"]:
+            continue
+        lr = lab_method(m).lr or "1e-3"
+        rates.setdefault(lr, []).append(seed_values(view, m, "loss", 4 * L_))
+    rates = {lr: np.concatenate(v) for lr, v in rates.items() if len(v) == 2}
+    if len(rates) < 2:
+        return None, ""
+    best = min(rates, key=lambda lr: rates[lr].mean())
+    text = ", ".join(f"lr {lr}: {v.mean():.3f}" for lr, v in rates.items())
+    return best, f"mean loss at 4L over both fine-tunes and all seeds: {text}; lowest: lr {best}"
+
+
+def lr_sweep_table(view: dict) -> str:
+    """The fine-tunes at three learning rates: loss and passkey at L, 4L (the fine-tuning length) and 8L."""
+    meta = view["meta"]
+    L_ = meta["train_len"]
+    methods = [m for m in LR_SWEEP if m in view["methods"]]
+    if len(methods) <= 2:
+        return ""
+    lengths = [L_, 4 * L_, 8 * L_]
+    _, why = chosen_learning_rate(view)
+    lines = [
+        f"#### Scale `{meta['scale']}` (L = {L_}): the fine-tunes' learning rate (pre-training peak 3e-3)",
+        "",
+        f"The shipped fine-tunes use lr 1e-3; {why}.",
+        "",
+        "Loss (nats):",
+        "",
+        *_metric_table(view, methods, "loss", ".3f", lengths),
+        "",
+        "Passkey accuracy:",
+        "",
+        *_metric_table(view, methods, "accuracy", ".2f", lengths),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def side_by_side(results: dict) -> str:
+    """The RoPE methods at both scales: loss and passkey at 2L and 8L (mean [min, max] over seeds)."""
+    scales = _scales(results)
+    if len(scales) < 2:
+        return ""
+    views = [at_scale(results, s) for s in scales]
+    methods = [m for m in MAIN + ABLATIONS if all(m in v["methods"] for v in views)]
+    heads, rule = [], ["---"]
+    for v in views:
+        L_ = v["meta"]["train_len"]
+        heads += [f"{v['meta']['scale']} loss 2L", f"{v['meta']['scale']} loss 8L"]
+        heads += [f"{v['meta']['scale']} passkey 2L", f"{v['meta']['scale']} passkey 8L"]
+    rule += ["---"] * len(heads)
+    lines = [
+        "#### Both scales side by side (RoPE methods; L = "
+        + ", ".join(f"{v['meta']['train_len']} at `{v['meta']['scale']}`" for v in views)
+        + ")",
+        "",
+        f"| method | {' | '.join(heads)} |",
+        f"|{'|'.join(rule)}|",
+    ]
+    for m in methods:
+        cells = []
+        for v in views:
+            L_ = v["meta"]["train_len"]
+            cells += [_cell(summary(v, m, "loss", t), ".2f") for t in (2 * L_, 8 * L_)]
+            cells += [_cell(summary(v, m, "accuracy", t), ".2f") for t in (2 * L_, 8 * L_)]
+        lines.append(f"| `{m}` | {' | '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
+def results_tables(results: dict) -> str:
+    """The generated Markdown: per scale the main tables, the ablations and the learning-rate sweep; both scales
+    side by side; the training runs and the evaluation times."""
+    parts = []
+    for scale in _scales(results):
+        view = at_scale(results, scale)
+        parts += [scale_tables(view), ablation_tables(view), lr_sweep_table(view)]
+    parts.append(side_by_side(results))
+    lines = [
         "Training runs (wall-clock seconds as measured when each checkpoint was made; 1 torch thread on the shared, "
         "loaded 2-core machine, so inflated and load-dependent):",
         "",
-        "| checkpoint | parameters | steps | length | batch | seconds | final loss |",
-        "|---|---|---|---|---|---|---|",
+        "| checkpoint | parameters | steps | length | batch | lr | seconds | final loss |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for cid, c in sorted(results["checkpoints"].items()):
         t = c["training"]
         lines.append(
             f"| `{cid}` | {c['n_parameters']:,} | {t['steps']} | {t['length']} | {t['batch_size']} | "
-            f"{t['seconds']:.1f} | {t['final_loss']:.3f} |"
+            f"{c['settings']['lr']:g} | {t['seconds']:.1f} | {t['final_loss']:.3f} |"
         )
     total = sum(c["training"]["seconds"] for c in results["checkpoints"].values())
+    times = "; ".join(f"`{s}` {_eval_time(at_scale(results, s)['meta'])}" for s in _scales(results))
     lines += [
         "",
-        f"Total training time of the {len(results['checkpoints'])} checkpoints: {total / 60:.1f} min; {_eval_time(meta)}.",
+        f"Total training time of the {len(results['checkpoints'])} checkpoints: {total / 60:.1f} min; {times}.",
     ]
-    return "\n".join(lines) + "\n"
+    parts.append("\n".join(lines) + "\n")
+    return "\n".join(p for p in parts if p)
 
 
 def _eval_time(meta: dict) -> str:
@@ -149,6 +272,8 @@ def write_results(results: dict, directory: Path = RESULTS_DIR) -> list[Path]:
     written = [directory / "results.json"]
     written[0].write_text(json.dumps(results, indent=1) + "\n")
     figures = {"loss_by_position": plots.loss_figure(results), "passkey_by_length": plots.passkey_figure(results)}
+    if "small" in results.get("scales", {}):
+        figures["passkey_by_length_small"] = plots.passkey_figure(at_scale(results, "small"))
     if "learned" in results["methods"]:
         from helpers.lab.checkpoints import load_model
         from helpers.lab.evaluate import learned_table, position_similarity
@@ -399,6 +524,71 @@ def findings(results: dict) -> list[dict]:
                 f"With {lab_method(m).label} the mean loss at 2L is below the loss at L {{seeds}} (long context "
                 f"helps): {_per_seed(loss(m, 2 * L_))} vs {_per_seed(loss(m, L_))} nats.",
             )
+    # ----- ablations and protocols (issue 12), at whichever scale they were evaluated
+    if use("rope+linear_keep_fast", "rope+linear"):
+        a_k, a_p = acc("rope+linear_keep_fast", 2 * L_), acc("rope+linear", 2 * L_)
+        l_k, l_p = loss("rope+linear_keep_fast", 2 * L_), loss("rope+linear", 2 * L_)
+        add(
+            "pi_keep_fast",
+            (a_k > a_p) & (l_k < l_p),
+            f"Zero-shot PI with the pairs YaRN keeps left unchanged beats plain PI at 2L {{seeds}}: passkey "
+            f"{_per_seed(a_k)} vs {_per_seed(a_p)}, loss {_per_seed(l_k)} vs {_per_seed(l_p)} nats.",
+        )
+    if use("rope+yarn_paper", "rope+yarn"):
+        lp, lc = loss("rope+yarn_paper", 8 * L_), loss("rope+yarn", 8 * L_)
+        ap, ac = acc("rope+yarn_paper", 2 * L_), acc("rope+yarn", 2 * L_)
+        add(
+            "yarn_paper_ramp",
+            lp > lc + 0.5,
+            f"YaRN with the paper's ramp is more than 0.5 nats worse than with the released code's ramp at 8L "
+            f"{{seeds}}: {_per_seed(lp)} vs {_per_seed(lc)} nats (passkey at 2L {_per_seed(ap)} vs {_per_seed(ac)}).",
+        )
+    if use("rope+ntk_alpha2s", "rope+ntk"):
+        l2, l1 = loss("rope+ntk_alpha2s", 8 * L_), loss("rope+ntk", 8 * L_)
+        a2, a1 = acc("rope+ntk_alpha2s", 8 * L_), acc("rope+ntk", 8 * L_)
+        add(
+            "ntk_alpha2s",
+            l2 < l1,
+            f"NTK-aware with α = 2s has a lower loss at 8L than with α = s {{seeds}}: {_per_seed(l2)} vs "
+            f"{_per_seed(l1)} nats; passkey at 8L {_per_seed(a2)} vs {_per_seed(a1)}.",
+        )
+    if use("rope+yarn_no_temperature", "rope+yarn"):
+        l8t, l8n = loss("rope+yarn", 8 * L_), loss("rope+yarn_no_temperature", 8 * L_)
+        early_t, _ = _early_late(results, "rope+yarn", 8 * L_, ctx["seeds"])
+        early_n, _ = _early_late(results, "rope+yarn_no_temperature", 8 * L_, ctx["seeds"])
+        add(
+            "yarn_temperature",
+            l8t < l8n,
+            f"YaRN's attention temperature lowers the mean loss at 8L {{seeds}}: {_per_seed(l8t)} with it, "
+            f"{_per_seed(l8n)} without (nats).",
+        )
+        add(
+            "yarn_temperature_early",
+            early_t > early_n,
+            f"On the first L positions of the same 8L sequences the temperature raises the loss {{seeds}}: "
+            f"{_per_seed(early_t)} with it, {_per_seed(early_n)} without.",
+        )
+    if use("rope+dynamic", "rope+dynamic_onepass"):
+        lk, lo = loss("rope+dynamic", 8 * L_), loss("rope+dynamic_onepass", 8 * L_)
+        ak, ao = acc("rope+dynamic", 8 * L_), acc("rope+dynamic_onepass", 8 * L_)
+        ek, _ = _early_late(results, "rope+dynamic", 8 * L_, ctx["seeds"])
+        eo, _ = _early_late(results, "rope+dynamic_onepass", 8 * L_, ctx["seeds"])
+        add(
+            "dynamic_kv_cache",
+            ak <= ao,
+            f"Dynamic NTK run as generation with a KV cache (stale keys) retrieves no more passkeys at 8L than "
+            f"the same method scored in one pass {{seeds}}: {_per_seed(ak)} vs {_per_seed(ao)}; mean loss at 8L "
+            f"{_per_seed(lk)} vs {_per_seed(lo)} nats, and on the first L positions {_per_seed(ek)} (KV cache = "
+            f"plain RoPE there) vs {_per_seed(eo)} (one pass).",
+        )
+    if use("rope+llama3", "rope+yarn"):
+        l3, ly = loss("rope+llama3", 8 * L_), loss("rope+yarn", 8 * L_)
+        add(
+            "llama3_vs_yarn",
+            l3 > ly,
+            f"Zero-shot, Llama 3.1's thresholds lose to YaRN at 8L {{seeds}}: {_per_seed(l3)} vs {_per_seed(ly)} "
+            "nats (Llama 3.1 was released with long-context continued pre-training, not for zero-shot use).",
+        )
     return out
 
 
@@ -406,8 +596,13 @@ FINDINGS_BEGIN, FINDINGS_END = "<!-- BEGIN GENERATED FINDINGS -->", "<!-- END GE
 
 
 def findings_markdown(results: dict) -> str:
-    """The findings as a Markdown list, each with its seed count."""
-    return "".join(f"- {f['text']}\n" for f in findings(results))
+    """The findings of every scale as Markdown lists, each finding with its seed count."""
+    parts = []
+    for scale in _scales(results):
+        view = at_scale(results, scale)
+        items = "".join(f"- {f['text']}\n" for f in findings(view))
+        parts.append(f"At scale `{scale}` (L = {view['meta']['train_len']}):\n\n{items}")
+    return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------- the README's lab section
@@ -418,20 +613,21 @@ def readme_section(results: dict) -> str:
     """The README's lab section (from its heading to the next ``## `` heading), generated from ``results``."""
     meta = results["meta"]
     ck = results["checkpoints"]
-    counts = [len(seeds_of(results, m)) for m in results["methods"]]
+    counts = [
+        len(seeds_of(at_scale(results, sc), m)) for sc in _scales(results) for m in at_scale(results, sc)["methods"]
+    ]
     n_seeds, max_seeds = min(counts), max(counts)
     per_model = f"{n_seeds} seeds" if n_seeds == max_seeds else f"{n_seeds}–{max_seeds} seeds"
-    size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.iterdir() if p.suffix == ".pt")
+    size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.rglob("*.pt"))
     minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
-    lengths = meta["lengths"]
     L_ = meta["train_len"]
 
-    def row(m: str) -> str:
+    def row(view: dict, m: str) -> str:
         cells = []
         for metric, fmt in (("loss", ".2f"), ("accuracy", ".2f")):
             parts = []
-            for t in lengths:
-                s = summary(results, m, metric, t)
+            for t in view["meta"]["lengths"]:
+                s = summary(view, m, metric, t)
                 parts.append(
                     "n/a" if math.isnan(s["mean"]) else f"{s['mean']:{fmt}} ({s['min']:{fmt}}–{s['max']:{fmt}})"
                 )
@@ -439,36 +635,34 @@ def readme_section(results: dict) -> str:
         return f"| `{m}`: {lab_method(m).label} | {cells[0]} | {cells[1]} |"
 
     lines = [
-        f"{README_HEADING}: every family of encoding, {per_model} per model",
+        f"{README_HEADING}: every family of encoding, two scales, {per_model} per model",
         "",
-        "`helpers.lab` trains 0.12 M-parameter decoder-only transformers on a CPU (one torch thread) on two seeded",
-        "synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier spans)",
-        "and passkey retrieval in the style of the PI and YaRN papers. Position enters the model through one",
+        "`helpers.lab` trains 0.12–0.15 M-parameter decoder-only transformers on a CPU (one torch thread) on two",
+        "seeded synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier",
+        "spans) and passkey retrieval in the style of the PI and YaRN papers. Position enters the model through one",
         "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the six families",
         "(`nope`, `sinusoidal`, `learned`, `rope`, `alibi`, `t5_bias`) train by the same recipe at L = "
-        f"{L_} tokens; `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling` and",
-        f"fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`). {len(ck)} checkpoints ({per_model}",
-        f"per model, {size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
-        f"`helpers/lab/checkpoints/`; their runs took {minutes:.0f} min of wall-clock time in total, measured per run with",
-        "up to five runs side by side on the shared, heavily loaded 2-core machine (`nice -n 5 python -m helpers.lab "
-        "train`: resumable, one progress bar per run, finished runs are never redone).",
-        "`python -m helpers.lab evaluate` recomputes every record of `helpers/lab/results/results.json` "
-        f"({_eval_time(meta)}; same machine, loaded), and the tests re-evaluate a sample and compare.",
+        f"{L_} tokens (scale `tiny`); `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
+        "with ablations of their mechanisms, and fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`) at",
+        "three learning rates. A second scale (`small`, L = 256, 32 RoPE pairs) is large enough for YaRN's three bands",
+        f"to exist; there RoPE and its methods are run the same way. {len(ck)} checkpoints ({per_model} per model,",
+        f"{size / 2**20:.1f} MB of float32 tensors loaded with `torch.load(weights_only=True)`) ship in",
+        f"`helpers/lab/checkpoints/`; their runs took {minutes:.0f} min of wall-clock time in total, measured per run",
+        "with several runs side by side on the shared, loaded 2-core machine (`nice -n 5 python -m helpers.lab train`:",
+        "resumable, one progress bar per run, finished runs are never redone). `python -m helpers.lab evaluate`",
+        "recomputes every record of `helpers/lab/results/results.json` ("
+        + "; ".join(f"`{sc}`: {_eval_time(at_scale(results, sc)['meta'])}" for sc in _scales(results))
+        + "), and the tests re-evaluate a sample and compare.",
+        "",
         "Mean over seeds, (min–max) over seeds, at L / 2L / 4L / 8L:",
         "",
         "| method | copy-LM loss, nats | passkey accuracy |",
         "|---|---|---|",
     ]
-    lines += [row(m) for m in results["methods"] if m != "rope+default_window"]
-    missing = [m for m in results["methods"] if len(seeds_of(results, m)) < len(meta["seeds"])]
-    if missing:
-        lines += [
-            "",
-            f"Not every model has all {len(meta['seeds'])} seeds yet (the training grid ran out of time on the "
-            "shared machine; `python -m helpers.lab train` resumes it): "
-            + ", ".join(f"`{m}` {len(seeds_of(results, m))}" for m in missing)
-            + " seed(s). Claims about those methods rest on fewer seeds, and each one says on how many.",
-        ]
+    for sc in _scales(results):
+        view = at_scale(results, sc)
+        lines.append(f"| **scale `{sc}`, L = {view['meta']['train_len']}** | | |")
+        lines += [row(view, m) for m in MAIN if m in view["methods"] and m != "rope+default_window"]
     lines += [
         "",
         "Each claim below is generated from the records and says on how many seeds it holds:",
@@ -479,9 +673,9 @@ def readme_section(results: dict) -> str:
         "1.00 / 0.94 / 0.74 and 0.34 / 0.00 / 0.00 at 2L / 4L / 8L on three seeds of its own: at this scale passkey "
         "retrieval past L depends on the training run, so only statements that hold on every seed are kept.",
         "",
-        "Every table, the per-seed numbers, the loss-by-position figure, the set-up choices and the comparison with",
-        "the PI, YaRN, ALiBi and NoPE papers are in [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md);",
-        "notebooks 03 and 05 show them.",
+        "Every table (ablations and the learning-rate sweep included), the per-seed numbers, the loss-by-position",
+        "figure, the set-up choices and the comparison with the PI, YaRN, ALiBi and NoPE papers are in",
+        "[helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md); notebooks 03, 05 and 06 show them.",
         "",
         "![passkey accuracy against context length, mean and range over seeds](helpers/lab/results/passkey_by_length.png)",
         "",
@@ -547,6 +741,24 @@ PAPER_CLAIMS = (
         True,
     ),
     (
+        "Blind interpolation (PI) loses the high frequencies that resolve nearby tokens; YaRN keeps them",
+        "arXiv 2309.00071 §3.2",
+        ("pi_keep_fast",),
+        True,
+    ),
+    (
+        "NTK-aware scaling needs a factor above the extension ratio L'/L to work well",
+        "arXiv 2309.00071 §3.1",
+        ("ntk_alpha2s",),
+        True,
+    ),
+    (
+        "YaRN's attention temperature 0.1·ln s + 1 lowers perplexity at long lengths",
+        "arXiv 2309.00071 §3.4",
+        ("yarn_temperature",),
+        True,
+    ),
+    (
         "ALiBi trains short and tests long: its perplexity does not rise past L with nothing changed",
         "Press et al. 2022, arXiv 2108.12409",
         ("alibi_flat",),
@@ -562,24 +774,30 @@ PAPER_CLAIMS = (
 )
 
 
+def _verdict(found: dict, agrees: bool) -> str:
+    n, holds = found["n"], found["holds"]
+    word = "agrees" if agrees else "contradicts the claim"
+    if holds == n:
+        return f"**{word}** on all {n} seeds"
+    if holds == 0:
+        return f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds"
+    return f"**mixed**: {word} on {holds} of {n} seeds"
+
+
 def papers_markdown(results: dict) -> str:
-    """The papers' claims beside the lab's generated findings, with a verdict from the seed counts."""
-    by_key = {f["key"]: f for f in findings(results)}
-    lines = ["| claim | source | this lab | verdict |", "|---|---|---|---|"]
+    """The papers' claims beside the lab's generated findings, with a verdict from the seed counts at each scale
+    where the finding was measured."""
+    scales = _scales(results)
+    by_scale = {s: {f["key"]: f for f in findings(at_scale(results, s))} for s in scales}
+    lines = ["| claim | source | this lab (scale `tiny`) | verdict |", "|---|---|---|---|"]
     for claim, source, keys, agrees in PAPER_CLAIMS:
+        by_key = by_scale[scales[0]]
         found = [by_key[k] for k in keys if k in by_key]
         if not found or keys[0] not in by_key:
             continue
-        n, holds = found[0]["n"], found[0]["holds"]
-        word = "agrees" if agrees else "contradicts the claim"
-        if holds == n:
-            verdict = f"**{word}** on all {n} seeds"
-        elif holds == 0:
-            verdict = f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds"
-        else:
-            verdict = f"**mixed**: {word} on {holds} of {n} seeds"
+        verdicts = [f"`{s}`: {_verdict(by_scale[s][keys[0]], agrees)}" for s in scales if keys[0] in by_scale[s]]
         text = " ".join(f["text"] for f in found).replace("|", "/")
-        lines.append(f"| {claim} | {source} | {text} | {verdict} |")
+        lines.append(f"| {claim} | {source} | {text} | {'; '.join(verdicts)} |")
     return "\n".join(lines) + "\n"
 
 
