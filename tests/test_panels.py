@@ -17,6 +17,7 @@ from helpers.sinusoidal import sinusoidal_table
 from helpers.widgets import _common as C
 from helpers.widgets import blindness as WB
 from helpers.widgets import extension as WX
+from helpers.widgets import lab as WLab
 from helpers.widgets import learned as WL
 from helpers.widgets import rope as WR
 from helpers.widgets import sinusoidal as WS
@@ -127,6 +128,13 @@ PANELS = [
         WX.draw_methods,
         {"scale factor s (×)": "factor", "highlight": "highlight"},
         WX.METHODS_LAYOUT,
+    ),
+    (
+        "05 lab run",
+        WLab.lab_panel,
+        WLab.draw_lab_run,
+        {"scale": "scale", "method": "method", "seed": "seed", "length T": "multiple"},
+        WLab.LAB_LAYOUT,
     ),
 ]
 IDS = [p[0] for p in PANELS]

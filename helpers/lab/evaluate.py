@@ -451,3 +451,83 @@ def position_similarity(table: np.ndarray) -> np.ndarray:
     output (T, T). The course's one implementation, :func:`helpers.learned.cosine_similarity_matrix`, under the name
     notebook 03 uses for the lab."""
     return cosine_similarity_matrix(table)  # (T, T)
+
+
+# --------------------------------------------------------------------------- one live run (notebook 05 §8's panel)
+def sharpest_previous_token_head(weights: torch.Tensor) -> tuple[int, float]:
+    """The head whose attention on the previous token is largest, and that mean weight a[t, t−1] over t >= 1:
+    weights (B, H, T, T) → (head index, weight)."""
+    t = torch.arange(1, weights.shape[-1])  # (T-1,)
+    on_previous = weights[:, :, t, t - 1].mean(dim=(0, 2))  # (H,)
+    head = int(on_previous.argmax())
+    return head, float(on_previous[head])
+
+
+def block_max(image: torch.Tensor, max_pixels: int) -> torch.Tensor:
+    """Max over k × k blocks (k = ceil(T / max_pixels)) of a (T, T) map, so a sharp diagonal survives being shown
+    at most max_pixels wide: (T, T) → (ceil(T/k), ceil(T/k))."""
+    k = -(-image.shape[-1] // check_int("max_pixels", max_pixels, minimum=1))
+    if k == 1:
+        return image
+    return F.max_pool2d(image[None, None], kernel_size=k, stride=k, ceil_mode=True)[0, 0]  # (T/k, T/k)
+
+
+def live_run(
+    method: str,
+    length: int,
+    *,
+    seed: int = 0,
+    scale: str = SCALE,
+    n_sequences: int = 2,
+    max_pixels: int = 256,
+    data_seed: int = EVAL_SEED,
+    directory: Path = CHECKPOINT_DIR,
+) -> dict:
+    """One forward pass of ``method`` at length T on ``n_sequences`` LM documents (the first ones the stored
+    evaluation uses), with its protocol, returning what notebook 05 §8 draws: ``{"status", "loss_by_position"
+    (T,) nats, mean over documents, "loss", "attention" (P, P) layer 0's sharpest previous-token head (block max,
+    P <= max_pixels), "head", "previous_token", "block" (positions per pixel), "train_len", "rope_scaling",
+    "protocol"}``; ``{"status": "cannot run", "message"}`` where the model cannot run.
+    """
+    length = _length(length)
+    model = model_for(method, seed, scale=scale, directory=directory)
+    n_sequences = check_int("n_sequences", n_sequences, minimum=1)
+    tokens, targets = lm_batch(n_sequences, length, (data_seed, length))  # (B, T), (B, T)
+    spec = lab_method(method)
+    how = protocol(method, length, "lm", model.train_len)
+    scaling = scaling_for(method, length, model)
+    window = model.train_len if spec.window else length  # the baseline runs independent L-token windows
+    try:
+        with torch.inference_mode():
+            runs = [
+                model(
+                    tokens[:, s : s + window],
+                    **(
+                        {"rope_scaling": scaling, "kv_cache": how == "KV cache"}
+                        if model.config.family == "rope"
+                        else {}
+                    ),
+                    return_attention=True,
+                )
+                for s in range(0, length, window)
+            ]  # each (logits (B, W, V), n_layers × (B, H, W, W))
+    except IndexError as err:
+        return {"status": "cannot run", "message": str(err)}
+    logits = torch.cat([r[0] for r in runs], dim=1)  # (B, T, V)
+    weights = runs[0][1]  # the first window's (the whole sequence unless windowed)
+    losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").mean(0)  # (T,)
+    head, previous = sharpest_previous_token_head(weights[0])
+    image = block_max(weights[0][:, head].mean(0), max_pixels)  # (P, P) (the first window's for the baseline)
+    return {
+        "status": "ok",
+        "loss_by_position": losses.double().numpy(),
+        "loss": float(losses.mean()),
+        "attention": image.double().numpy(),
+        "head": head,
+        "previous_token": previous,
+        "block": -(-window // max_pixels),
+        "map_length": window,
+        "train_len": model.train_len,
+        "rope_scaling": scaling,
+        "protocol": how,
+    }

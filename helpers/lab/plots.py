@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 
 from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
@@ -192,3 +193,60 @@ def plot_similarity(similarity: np.ndarray, *, title: str, ax: Axes | None = Non
     ax.set_ylabel("position p")
     ax.set_title(title, fontsize=9)
     return ax
+
+
+# --------------------------------------------------------------------------- notebook 05 §8: one live run
+class LiveRun:
+    """Two axes updated in place: left, loss by position (nats) of one run, smoothed over ``L/4``-token buckets (as the stored results),
+    with the training length L marked; right, the layer-0 attention map of its sharpest previous-token head
+    (block max, colour on a square-root scale so weak weights stay visible)."""
+
+    def __init__(self, axes):
+        self.loss_ax, self.map_ax = axes
+        (self.line,) = self.loss_ax.plot([], [], lw=1.4)
+        self.train_line = self.loss_ax.axvline(0, color="0.5", ls="--", lw=0.8)
+        self.train_text = self.loss_ax.text(
+            0, 0.97, " L", transform=self.loss_ax.get_xaxis_transform(), va="top", fontsize=8, color="0.4"
+        )
+        self.note = self.loss_ax.text(0.5, 0.5, "", transform=self.loss_ax.transAxes, ha="center", fontsize=9)
+        self.loss_ax.set_xlabel("position (tokens)")
+        self.loss_ax.set_ylabel("next-token loss (nats)")
+        self.loss_ax.set_ylim(0.0, 6.0)
+        self.loss_ax.axhline(np.log(107), color="0.7", lw=0.8, ls=":")
+        self.image = self.map_ax.imshow(
+            np.zeros((2, 2)),
+            cmap="magma",
+            norm=PowerNorm(0.5, vmin=0.0, vmax=1.0),
+            origin="upper",
+            interpolation="nearest",
+        )
+        self.map_ax.set_xlabel("key position (tokens)")
+        self.map_ax.set_ylabel("query position (tokens)")
+
+    def update(self, run: dict, *, label: str, length: int, color: str = "C0"):
+        if run["status"] != "ok":
+            self.line.set_data([], [])
+            self.note.set_text(run["message"][:60] + "…")
+            self.image.set_data(np.zeros((2, 2)))
+            self.loss_ax.set_xlim(0, length)
+            self.map_ax.set_title("cannot run", fontsize=9, pad=4)
+            self.loss_ax.set_title(label, fontsize=9, pad=4)
+            return
+        self.note.set_text("")
+        losses = run["loss_by_position"]
+        train_len = run["train_len"]
+        bucket = max(train_len // 4, 1)
+        n = len(losses) // bucket
+        centres = np.arange(n) * bucket + bucket / 2
+        self.line.set_data(centres, losses[: n * bucket].reshape(n, bucket).mean(1))
+        self.line.set_color(color)
+        self.loss_ax.set_xlim(0, len(losses))
+        self.train_line.set_xdata([train_len, train_len])
+        self.train_text.set_x(train_len)
+        self.loss_ax.set_title(f"{label}: mean loss {run['loss']:.2f} nats", fontsize=9, pad=4)
+        extent = (0, run["map_length"], run["map_length"], 0)
+        self.image.set_data(run["attention"])
+        self.image.set_extent(extent)
+        self.map_ax.set_title(
+            f"layer 0, head {run['head']}: previous-token weight {run['previous_token']:.2f}", fontsize=9, pad=4
+        )

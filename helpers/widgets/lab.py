@@ -1,0 +1,72 @@
+"""Notebook 05 §8's panel: pick a scale, a method, a seed and an evaluation length; one trained model runs live.
+
+The run is :func:`helpers.lab.evaluate.live_run` (one forward pass with the method's own protocol, layer-0 attention
+returned by the model's forward); the drawing is :class:`helpers.lab.plots.LiveRun`, updated in place. Methods are
+the lab's names (:data:`helpers.lab.methods.METHODS`), offered per scale where a checkpoint exists.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS
+from helpers.lab.evaluate import lengths_of, live_run
+from helpers.lab.methods import METHODS
+from helpers.lab.plots import LiveRun
+from helpers.widgets._common import STYLE, Layout, View, panel, view_on
+
+__all__ = ["LAB_LAYOUT", "draw_lab_run", "lab_panel", "methods_at"]
+
+LAB_LAYOUT = Layout(
+    (10.0, 3.7), left=0.065, bottom=0.14, right=0.985, top=0.9, ncols=2, wspace=0.25, width_ratios=(1.5, 1.0)
+)
+
+
+def methods_at(scale: str) -> list[str]:
+    """The lab methods that have a checkpoint at ``scale``."""
+    return [m for m, spec in METHODS.items() if SCALES[scale].model_name(spec.checkpoint) in RECIPES]
+
+
+class LabRunView(View):
+    layout = LAB_LAYOUT
+
+    def setup(self, axes):
+        self.drawing = LiveRun(axes)
+
+    def update(self, scale, method, seed, multiple):
+        if method not in methods_at(scale):
+            raise ValueError(f"method {method!r} has no checkpoint at scale {scale!r}; allowed: {methods_at(scale)}")
+        length = multiple * SCALES[scale].train_len
+        n = 8 if length <= 512 else 2 if length <= 1024 else 1  # a 2048-token map of 2 heads: 8 M weights per layer
+        run = live_run(method, length, seed=seed, scale=scale, n_sequences=n)
+        label = f"{METHODS[method].label}, {scale} (L = {SCALES[scale].train_len}), seed {seed}, T = {length}"
+        self.drawing.update(run, label=label, length=length, color=METHODS[method].color)
+        return self.fig
+
+
+def draw_lab_run(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2, *, fig=None):
+    """Loss by position and layer-0 attention map of one lab model run live (:func:`helpers.lab.evaluate.live_run`)."""
+    return view_on(LabRunView, fig).update(scale, method, seed, multiple)
+
+
+def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2) -> W.VBox:
+    """Dropdowns: scale, method (those with a checkpoint at the scale), seed, evaluation length T = k·L."""
+    hold = {"on": False}
+    scale_w = W.Dropdown(options=list(SCALES), value=scale, description="scale", style=STYLE)
+    method_w = W.Dropdown(options=methods_at(scale), value=method, description="method", style=STYLE)
+    seed_w = W.Dropdown(options=list(SEEDS), value=seed, description="seed", style=STYLE)
+    length_w = W.Dropdown(
+        options=[(f"{k}×L", k) for k in (1, 2, 4, 8)], value=multiple, description="length T", style=STYLE
+    )
+
+    def on_scale(change):
+        hold["on"] = True  # change the method list without a redraw for the intermediate state
+        keep = method_w.value if method_w.value in methods_at(change["new"]) else "rope+default"
+        method_w.options = methods_at(change["new"])
+        method_w.value = keep
+        hold["on"] = False
+
+    scale_w.observe(on_scale, names="value")
+    controls = {"scale": scale_w, "method": method_w, "seed": seed_w, "multiple": length_w}
+    assert [k * SCALES[scale].train_len for k in (1, 2, 4, 8)] == list(lengths_of(scale))
+    return panel(draw_lab_run, controls, layout=LAB_LAYOUT, columns=2, hold=hold)
