@@ -94,7 +94,7 @@ def explorer_figure(order: Sequence[str] = DEFAULT_ORDER, position: str = "none"
 
 
 def explorer_panel(positions: tuple[str, ...] = ("none", "sinusoidal", "rope")) -> W.VBox:
-    """Dropdown (token order), ToggleButtons (position information), Checkbox (causal mask) → explorer_figure.
+    """Dropdowns (token order, position information), Checkbox (causal mask) → explorer_figure.
 
     ``positions``: which position options the toggle offers, from "none", "sinusoidal", "rope" (chapter 01 offers
     the first two: RoPE is taught in chapter 04).
@@ -109,7 +109,7 @@ def explorer_panel(positions: tuple[str, ...] = ("none", "sinusoidal", "rope")) 
         "order": W.Dropdown(
             options=ORDER_OPTIONS, value=DEFAULT_ORDER, description="token order", style=STYLE, layout=LAYOUT
         ),
-        "position": W.ToggleButtons(options=options, value="none", description="position info", style=STYLE),
+        "position": W.Dropdown(options=options, value="none", description="position info", style=STYLE),
         "causal": W.Checkbox(
             value=False, description="causal mask (token t sees tokens ≤ t)", style=STYLE, layout=LAYOUT
         ),
