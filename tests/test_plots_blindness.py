@@ -265,3 +265,19 @@ def _all_widgets(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from _all_widgets(child)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1 / math.sqrt(512), 0.01])
+def test_weight_scale_legend_stays_inside_its_axes_above_the_dots(scale):
+    """The entropy panel's legend neither overhangs its axes (it hid the y tick label 3 when it had two columns)
+    nor covers a dot, in the panel's figure and in plot_weight_scale's own."""
+    w = attention.chapter_weights(scale)[0]  # (T, T)
+    h = attention.row_entropy(w).numpy()  # (T,)
+    for fig in (bw.weight_scale_figure(scale), bp.plot_weight_scale(w, h).figure):
+        ax_h = fig.axes[1]
+        renderer = fig.canvas.get_renderer()
+        legend, box = ax_h.get_legend().get_window_extent(renderer), ax_h.get_window_extent(renderer)
+        assert box.x0 <= legend.x0 and legend.x1 <= box.x1 and legend.y1 <= box.y1, (legend, box)
+        highest = ax_h.transData.transform((0.0, max(h.max(), math.log(len(h)))))[1]  # display y of the top dot
+        assert legend.y0 > highest, (legend, highest)
+        plt.close(fig)

@@ -183,7 +183,7 @@ class WeightScale:
         (self.dots,) = ax_h.plot([], [], "o", color="tab:orange", label="row entropy")
         self.uniform = ax_h.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax_h.yaxis.set_major_locator(MaxNLocator(nbins=4))
-        self.legend = LiveLegend(ax_h, fontsize=8, loc="upper right", ncol=2)
+        self.legend = LiveLegend(ax_h, fontsize=8, loc="upper right")  # one column: two would overhang the axes
         self.size = None
         label(ax_h, xlabel="query position m (tokens)", ylabel="row entropy H (nats)")
 
