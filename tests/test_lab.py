@@ -49,6 +49,7 @@ from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
 from helpers.lab.methods import lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
+from helpers.lab.records import at_scale
 from helpers.lab.report import (
     README,
     findings,
@@ -474,23 +475,32 @@ SAMPLE = [
     ("rope+yarn", 2),
     ("rope+linear_ft", 1),
     ("rope+yarn_ft", 2),
+    ("rope+dynamic", 1),
+    ("rope+linear_keep_fast", 0),
+    ("rope+yarn_ft_lr1e-4", 2),
 ]
+#: A sample of the second scale's records, re-evaluated from the shipped checkpoints.
+SAMPLE_SMALL = [("rope+yarn", 0), ("rope+dynamic", 2), ("rope+linear_ft", 1)]
 
 
-@pytest.mark.parametrize(("method", "seed"), SAMPLE)
-def test_stored_records_reproduce(method, seed):
-    results = load_results()
+@pytest.mark.parametrize(
+    ("scale", "method", "seed"), [("tiny", *x) for x in SAMPLE] + [("small", *x) for x in SAMPLE_SMALL]
+)
+def test_stored_records_reproduce(scale, method, seed):
+    results = at_scale(load_results(), scale)
     train_len = results["meta"]["train_len"]
     n_keys = len(results["meta"]["passkey_depths"]) * results["meta"]["passkey_keys_per_depth"]
     for length in (train_len, 2 * train_len):
         stored_lm = record(results, method, seed, "lm", length)
         stored_pk = record(results, method, seed, "passkey", length)
-        lm_cell, pk = evaluate_lm(method, length, seed=seed), evaluate_passkey(method, length, seed=seed)
+        lm_cell = evaluate_lm(method, length, seed=seed, scale=scale)
+        pk = evaluate_passkey(method, length, seed=seed, scale=scale)
         assert lm_cell["status"] == stored_lm["status"] == "ok"
         assert lm_cell["loss"] == pytest.approx(stored_lm["metrics"]["loss"], abs=1e-4)
         np.testing.assert_allclose(lm_cell["loss_by_bucket"], stored_lm["metrics"]["loss_by_bucket"], atol=1e-4)
         assert pk["accuracy"] == pytest.approx(stored_pk["metrics"]["accuracy"], abs=1 / n_keys + 1e-9)
-        assert stored_lm["config"]["checkpoint"] == f"{lab_method(method).checkpoint}.seed{seed}"
+        prefix = "" if scale == "tiny" else f"{scale}/"
+        assert stored_lm["config"]["checkpoint"] == f"{prefix}{lab_method(method).checkpoint}.seed{seed}"
 
 
 def test_results_hold_one_record_per_method_seed_task_length():
@@ -500,13 +510,19 @@ def test_results_hold_one_record_per_method_seed_task_length():
     for m in ("rope+default", "rope+yarn", "rope+linear_ft", "rope+yarn_ft"):
         assert seeds_of(results, m) == list(SEEDS), m
     keys = [(r["scale"], r["method"], r["seed"], r["task"], r["length"]) for r in results["records"]]
+    small = at_scale(results, "small")
     n_runs = sum(len(seeds_of(results, m)) for m in METHODS)
-    assert len(keys) == len(set(keys)) == n_runs * 2 * len(meta["lengths"])
+    n_small = sum(len(seeds_of(small, m)) for m in small["methods"])
+    assert len(keys) == len(set(keys)) == (n_runs + n_small) * 2 * len(meta["lengths"])
+    assert small["meta"]["lengths"] == [256, 512, 1024, 2048] and small["meta"]["train_len"] == 256
+    for m in ("rope+default", "rope+yarn", "rope+dynamic", "rope+linear_ft", "rope+yarn_ft"):
+        assert seeds_of(small, m) == list(SEEDS), m
     for m in METHODS:  # every method is evaluated on every seed whose checkpoint ships
         shipped = [s for s in SEEDS if checkpoint_paths(lab_method(m).checkpoint, s)[1].exists()]
         assert seeds_of(results, m) == shipped, m
     assert meta["lengths"] == [64, 128, 256, 512]
     for r in results["records"]:
+        assert r["scale"] in ("tiny", "small")
         assert set(r["config"]) == {"checkpoint", "train_len", "rope_scaling", "protocol"}
         assert r["status"] == "ok" or (r["method"] == "learned" and r["length"] > 128)
     for cid, c in results["checkpoints"].items():
