@@ -24,6 +24,8 @@ Evaluation and results (notebook 05)::
     METHODS                                     # name -> LabMethod(family, scaling, finetune, window): label, colour
     evaluate_lm(method, T, seed=0) / evaluate_passkey(method, T, seed=0)   # one cell, recomputed live
     attention_weights(method, T, seed=0, layer=0) -> (B, H, T, T);  previous_token_attention(method, T, seed=0)
+    live_run(method, T, seed=0, scale="tiny") -> loss by position and layer-0 attention of one forward pass
+    (every function above takes scale="tiny" or "small"; SCALES holds each scale's L, model and settings)
     load_results() -> {"meta", "methods", "checkpoints", "records"}   # results/results.json, one record per
                                                 # (scale, method, seed, task, length): status, metrics, config
     seed_values(results, method, metric, T), summary(results, method, metric, T)   # per seed; mean, min, max
@@ -60,6 +62,7 @@ from helpers.lab.evaluate import (
     evaluate_passkey,
     initial_learned_table,
     learned_table,
+    live_run,
     position_similarity,
     previous_token_attention,
 )
@@ -107,6 +110,7 @@ __all__ = [
     "initial_learned_table",
     "lab_method",
     "learned_table",
+    "live_run",
     "list_checkpoints",
     "lm_batch",
     "load_model",
