@@ -12,9 +12,15 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 #: Notebooks the editorial pass has reached; the others follow when it does.
-EDITED = ["01_position_blindness", "02_sinusoidal", "03_learned", "04_rope"]
+EDITED = ["01_position_blindness", "02_sinusoidal", "03_learned", "04_rope", "05_length_extension"]
 #: Cells allowed over the 25-line limit, with the reason.
 LONG_CELLS = {"264f35b9": "notebook 03's lab evaluation cell, shared with the lab's seeds (issue 12)"}
+#: Sections whose rewrite is under way elsewhere, by (notebook, header prefix), with the reason. Remove an entry as
+#: soon as the rewritten section lands: this list is meant to be empty.
+PENDING_SECTIONS = {
+    ("05_length_extension", "## 8 · "): "the integrator rewrites 05 §8 from new lab results (its checks cell, "
+    "'lab-checks', has no 'checks' tag yet); the editorial pass (brief ed05) was told not to edit it",
+}
 
 
 def _cells(name: str) -> list[dict]:
@@ -55,8 +61,10 @@ def test_visible_code_cells_are_short(name):
 @pytest.mark.parametrize("name", EDITED)
 def test_each_section_with_code_ends_with_one_collapsed_checks_cell(name):
     for header, cells in _sections(_cells(name)):
-        if not re.match(r"## (\d+\.|Appendix)", header) or re.search(r"Summary|Exercise", header):
+        if not re.match(r"## (\d+ ?[.·]|Appendix)", header) or re.search(r"Summary|Exercise", header):
             continue  # the summary/exercises section holds exercise cells, checked by their own checking cells
+        if any(name == nb and header.startswith(prefix) for nb, prefix in PENDING_SECTIONS):
+            continue
         code = [c for c in cells if c["cell_type"] == "code"]
         if not code:  # a section of prose only (e.g. a verdict table)
             continue

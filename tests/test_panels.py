@@ -126,7 +126,7 @@ PANELS = [
         "05 methods",
         WX.methods_panel,
         WX.draw_methods,
-        {"scale factor s (×)": "factor", "highlight": "highlight"},
+        {"scale factor s (×)": "factor", "method": "highlight"},
         WX.METHODS_LAYOUT,
     ),
     (

@@ -102,6 +102,32 @@ def test_plot_frequency_ratios_score_and_configs():
     np.testing.assert_allclose(ax.get_lines()[1].get_ydata(), 2 * np.pi / m["linear"][0])
 
 
+def test_plot_methods_grid_is_small_multiples_with_two_curves_each():
+    axes = P.plot_methods_grid(128, 1e4, 2048, 4.0)
+    assert axes.shape == (2, len(P.GRID_METHODS))
+    theta = rope.rope_inv_freq(128, 1e4)
+    m = scaling.extension_frequencies(128, 1e4, 4.0, 2048)
+    for col, key in enumerate(P.GRID_METHODS):
+        top, bottom = axes[:, col]
+        drawn = [line for line in top.get_lines() if line.get_color() == method_info(key).color]
+        assert len(drawn) == 1  # one method per axes (plus the grey 1 and 1/s levels)
+        np.testing.assert_allclose(drawn[0].get_ydata(), m[key][0] / theta)
+        assert method_info(key).label in top.get_title()
+        still = int(scaling.still_out_of_range(theta, m[key][0], 2048, 8192).sum())
+        assert f"{still} of 23 shaded pairs" in top.get_title()
+        coloured = {line.get_color() for line in bottom.get_lines()} - {"grey"}
+        assert coloured == {"black", method_info(key).color}  # plain RoPE and the method, nothing else
+        assert top.get_xlabel() and bottom.get_xlabel()  # y labels: first column only (rows share their y axis)
+    _labelled(axes[0, 0])
+    _labelled(axes[1, 0])
+    assert "0 of 23" in axes[0, 0].get_title() and "22 of 23" in axes[0, 1].get_title()  # PI, NTK-aware
+    with pytest.raises(ValueError, match="unknown method 'PI'"):
+        P.plot_methods_grid(methods=["PI"])
+    with pytest.raises(ValueError, match="axes must have shape"):
+        P.plot_methods_grid(axes=np.empty((1, 4), dtype=object))
+    plt.close("all")
+
+
 def test_plot_metric_curves():
     pi_style = method_style("linear")
     ax = P.plot_metric_curves(
@@ -219,7 +245,7 @@ PANELS = [  # (panel, draw function, figure layout, {slider description: keyword
         WX.methods_panel,
         WX.draw_methods,
         WX.METHODS_LAYOUT,
-        {"scale factor s (×)": "factor", "highlight": "highlight"},
+        {"scale factor s (×)": "factor", "method": "highlight"},
         [{"factor": 32.0, "highlight": "llama3"}, {"factor": 1.0, "highlight": "linear"}],
     ),
 ]

@@ -461,6 +461,82 @@ def plot_score_vs_distance(
     return ScoreVsDistance(new_axes(ax), legend=legend).update(methods, train_len, max_distance, highlight=highlight)
 
 
+#: The four methods of :func:`plot_methods_grid`, one column each (registry keys).
+GRID_METHODS = ("linear", "ntk", "yarn", "llama3")
+
+
+def plot_methods_grid(
+    dim: int = 128,
+    base: float = 10000.0,
+    train_len: int = 2048,
+    factor: float = 4.0,
+    *,
+    methods: Sequence[str] = GRID_METHODS,
+    axes=None,
+):
+    """Small multiples: one column per method, two curves per axes, so no colour has to be told apart from six others.
+
+    Top row: θ′_i/θ_i per pair (log scale) in the method's colour, with grey dotted lines at 1 (untouched) and 1/s
+    (divided by s, as PI); the pairs that meet unseen angles at s·L without scaling (r_i < 1) are shaded, and the
+    title says how many still do with the method (:func:`helpers.scaling.still_out_of_range`). Bottom row: the score
+    of q = k = 1 against distance up to s·L (:func:`helpers.rope.rope_score_curve`, YaRN's including a²), against
+    plain RoPE in black (solid up to L, dotted past it). ``axes``: a (2, len(methods)) array of axes, or None for a
+    new figure. Returns the axes array.
+    """
+    names = [m for m in methods]
+    for name in names:
+        method_info(name)  # an unknown key raises, naming the known ones
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(
+            2, len(names), figsize=(2.75 * len(names), 5.4), layout="constrained", sharey="row", squeeze=False
+        )
+    axes = np.asarray(axes, dtype=object)
+    if axes.shape != (2, len(names)):
+        raise ValueError(f"axes must have shape (2, {len(names)}) for methods {names}, got {axes.shape}")
+    target_len = max(int(round(factor * train_len)), train_len + 1)
+    freqs = scaling.extension_frequencies(dim, base, factor, train_len, methods=["default", *names])
+    theta = freqs["default"][0]  # (D/2,)
+    slow = scaling.out_of_range_pairs(dim, base, train_len, target_len)  # (D/2,)
+    i = np.arange(theta.size)
+    dist = np.unique(np.geomspace(1, target_len, 300).astype(int))  # (N,)
+    plain = rope_score_curve(theta, dist)  # (N,)
+    inside = dist <= train_len
+    for col, name in enumerate(names):
+        inv, a = freqs[name]
+        style = method_style(name)
+        top, bottom = axes[0, col], axes[1, col]
+        if slow.any():
+            top.axvspan(i[slow][0] - 0.5, i[slow][-1] + 0.5, color="tab:red", alpha=0.1, lw=0)
+        for level in (1.0, 1.0 / factor):
+            top.axhline(level, color="grey", lw=0.8, ls=":")
+        top.plot(i, inv / theta, lw=2, color=style["color"], ls=style["ls"])
+        top.set_yscale("log")
+        _ratio_ticks(top, factor)
+        still = int(scaling.still_out_of_range(theta, inv, train_len, target_len).sum())
+        top.set_title(f"{style['label']}\n{still} of {int(slow.sum())} shaded pairs still unseen", fontsize=9)
+        top.set_xticks(_pair_ticks(theta.size))
+        _label(top, xlabel="pair index i", ylabel="θ′_i / θ_i" if col == 0 else "")
+        bottom.plot(dist[inside], plain[inside], color="black", lw=1, label="plain RoPE (Δ ≤ L)")
+        bottom.plot(dist[~inside], plain[~inside], color="black", lw=1, ls=":", label="plain RoPE (Δ > L)")
+        bottom.plot(
+            dist,
+            rope_score_curve(inv, dist, a),
+            lw=1.8,
+            color=style["color"],
+            ls=style["ls"],
+            label=style["label"] + (f" (× a² = {a * a:.3f})" if a != 1 else ""),
+        )
+        bottom.axvline(train_len, color="grey", lw=0.8, ls=":")
+        bottom.set_xscale("log")
+        _plain_log_axis(bottom.xaxis)
+        bottom.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])
+        bottom.legend(fontsize=6.5, loc="upper right")
+        _label(bottom, xlabel="distance Δ (tokens)", ylabel="score of q = k = 1" if col == 0 else "")
+    return axes
+
+
 def plot_config_wavelengths(configs: Mapping[str, tuple[np.ndarray, np.ndarray, float]], *, ax=None):
     """Wavelength λ_i = 2π/θ_i per pair before (thin) and after (thick) scaling, for each pasted model config.
 

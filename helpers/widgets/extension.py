@@ -113,15 +113,16 @@ class YarnView(View):
 
 
 def draw_yarn(
-    factor: float = 8.0,
-    train_len: int = 4096,
+    factor: float = 4.0,
+    train_len: int = 2048,
     beta_fast: float = 32.0,
     dim: int = 128,
     base: float = 10000.0,
     *,
     fig=None,
 ):
-    """Left: YaRN's ramp (code and paper). Right: θ′_i/θ_i for YaRN against PI and NTK-aware at the same s."""
+    """Left: YaRN's ramp (code and paper). Right: θ′_i/θ_i for YaRN against PI and NTK-aware at the same s.
+    Defaults: notebook 05's running example (D = 128, b = 10⁴, L = 2048, s = 4)."""
     return view_on(YarnView, fig).update(factor, train_len, beta_fast, dim, base)
 
 
@@ -131,8 +132,8 @@ def yarn_panel() -> W.VBox:
     Two panels per redraw, so the sliders redraw on release (``heavy``) rather than on every step of a drag.
     """
     controls = {
-        "factor": float_slider("scale factor s (×)", 8.0, 1.0, 64.0, 1.0, fmt=".0f", heavy=True),
-        "train_len": int_slider("original context L (tokens)", 4096, 512, 32768, 512, heavy=True),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 64.0, 1.0, fmt=".0f", heavy=True),
+        "train_len": int_slider("original context L (tokens)", 2048, 512, 32768, 512, heavy=True),
         "beta_fast": float_slider("β_fast (turns)", 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
     }
     return panel(draw_yarn, controls, layout=YARN_LAYOUT, columns=2)
@@ -144,10 +145,12 @@ METHODS_SHOWN = ("default", "linear", "ntk", "ntk_chapter", "yarn", "yarn_paper"
 
 
 class MethodsView(View):
-    """Left: θ′_i/θ_i for every method. Right: score of q = k = 1 against distance up to s·L under the main ones.
+    """Left: θ′_i/θ_i for every method, the selected one thick. Right: score of q = k = 1 against distance up to s·L
+    for the selected method only, against plain RoPE (black, dotted past L): two curves, not seven.
 
     One legend (left) names every method; the right panel uses the same colours, so it needs none (legends are the
-    costliest artists of a redraw). Black is plain RoPE, dotted past L.
+    costliest artists of a redraw). The static overview of all methods side by side is
+    :func:`helpers.plots.extension.plot_methods_grid` (small multiples).
     """
 
     layout = METHODS_LAYOUT
@@ -162,35 +165,35 @@ class MethodsView(View):
         curves = {k: v[0] for k, v in methods.items() if k != "default"}
         ax0 = self.ratios.update(curves, theta, factor=factor, highlight=highlight)
         _title(ax0, f"θ′/θ per pair, s = {factor:g}")
-        shown = {k: methods[k] for k in ("default", "linear", "ntk", "yarn")}
-        if highlight not in shown:
-            shown[highlight] = methods[highlight]
+        shown = {"default": methods["default"], highlight: methods[highlight]}  # plain RoPE and the selected method
         ax1 = self.scores.update(shown, train_len, max(int(factor * train_len), 2), highlight=highlight)
-        _title(ax1, f"Score vs distance, L = {train_len} (black: plain RoPE)")
+        _title(ax1, f"{method_info(highlight).label} vs plain RoPE (black), L = {train_len}")
         return self.fig
 
 
 def draw_methods(
     factor: float = 4.0,
     highlight: str = "yarn",
-    dim: int = 64,
+    dim: int = 128,
     base: float = 10000.0,
-    train_len: int = 1024,
+    train_len: int = 2048,
     *,
     fig=None,
 ):
-    """Left: θ′_i/θ_i for every method. Right: score of q = k = 1 against distance up to s·L under each method."""
+    """Left: θ′_i/θ_i for every method, ``highlight`` thick. Right: score of q = k = 1 against distance up to s·L for
+    ``highlight`` against plain RoPE. Defaults: notebook 05's running example (D = 128, b = 10⁴, L = 2048, s = 4)."""
     return view_on(MethodsView, fig).update(factor, highlight, dim, base, train_len)
 
 
 def methods_panel() -> W.VBox:
-    """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick in both panels."""
+    """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick on the left and
+    alone against plain RoPE on the right."""
     controls = {
         "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f", heavy=True),
         "highlight": W.Dropdown(
             options=[(method_info(m).label, m) for m in METHODS_SHOWN if m != "default"],
             value="yarn",
-            description="highlight",
+            description="method",
             style=STYLE,
         ),
     }
