@@ -10,7 +10,8 @@ alibi, t5_bias                                  2L rows; the others run at any T
 rope+default                rope                plain RoPE: θ_i unchanged (extrapolation)
 rope+linear                 rope                zero-shot Position Interpolation ``{"rope_type": "linear", "factor": s}``
 rope+ntk                    rope                zero-shot static NTK-aware ``{"rope_type": "ntk", "factor": s}``
-rope+dynamic                rope                zero-shot dynamic NTK ``{"rope_type": "dynamic", "factor": 1}``
+rope+dynamic                rope                zero-shot dynamic NTK ``{"rope_type": "dynamic", "factor": 1}``, run as
+                                                generation with a KV cache (``rope+dynamic_onepass``: HF's one pass)
 rope+yarn                   rope                zero-shot YaRN ``{"rope_type": "yarn", "factor": s, ...}``
 rope+default_window         rope                a baseline, not a method: plain RoPE on independent L-token
                                                 windows (passkey: only the last L tokens are seen)
@@ -35,8 +36,6 @@ VARIANTS = {
     "no_temperature": "YaRN without its attention temperature: attention_factor 1 (HF's ``attention_factor`` key)",
     "alpha2s": "NTK-aware with α = 2s instead of α = s for T > L (YaRN paper §3.1: NTK-aware needs α above L'/L)",
     "onepass": "dynamic NTK as HF scores a whole sequence in one call: one scale s = T/L for every position",
-    "cached": "dynamic NTK as generation with a KV cache runs it: the query at t uses s = max(1, (t+1)/L), every "
-    "key keeps the rotation it was written with",
 }
 
 
@@ -90,8 +89,7 @@ class LabMethod:
             "no_temperature": ", no temperature",
             "alpha2s": ", α = 2s",
             "onepass": ", one pass",
-            "cached": ", KV cache",
-        }.get(self.variant, "")
+        }.get(self.variant, ", KV cache" if self.scaling == "dynamic" else "")
         return base + extra if self.scaling == "default" else f"{base}{extra} zero-shot"
 
     @property
@@ -138,7 +136,6 @@ METHODS: dict[str, LabMethod] = {
         LabMethod("rope", "linear_keep_fast"),
         LabMethod("rope", "ntk", variant="alpha2s"),
         LabMethod("rope", "dynamic", variant="onepass"),
-        LabMethod("rope", "dynamic", variant="cached"),
         LabMethod("rope", "yarn", variant="no_temperature"),
         LabMethod("rope", "yarn_paper"),
         LabMethod("rope", "llama3"),
