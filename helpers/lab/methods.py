@@ -39,6 +39,10 @@ VARIANTS = {
 }
 
 
+#: Colours of the fine-tuned models: darker shades of PI's orange and YaRN's purple.
+FINE_TUNE_COLORS = {"linear": "#8c3b00", "yarn": "#3b1f6b"}
+
+
 @dataclasses.dataclass(frozen=True)
 class LabMethod:
     """One evaluation method of the lab.
@@ -96,6 +100,8 @@ class LabMethod:
     def color(self) -> str:
         if self.window:
             return "0.6"
+        if self.finetune:  # a darker shade of the method's colour, so a fine-tune never shares its zero-shot colour
+            return FINE_TUNE_COLORS.get(self.scaling, "0.3")
         return (POSITIONAL_FAMILIES[self.family] if self.scaling is None else SCALING_METHODS[self.scaling]).color
 
     @property
@@ -103,7 +109,7 @@ class LabMethod:
         if self.window:
             return ":"
         if self.finetune:
-            return "--"
+            return "--" if self.lr is None else ":"
         if self.variant:
             return "-."
         return "-"
