@@ -418,7 +418,10 @@ def test_method_names_labels_and_colours_come_from_helpers_methods():
         else:
             assert name.startswith(f"rope+{m.scaling}") and SCALING_METHODS[m.scaling].label in m.label
         assert m.checkpoint in MODELS
-    assert {m.checkpoint for m in METHODS.values()} == set(MODELS)
+    assert {m.checkpoint for m in METHODS.values()} == {n for n in MODELS if "/" not in n}
+    assert {n for n in MODELS if "/" in n} == {f"small/{m.checkpoint}" for m in METHODS.values() if m.family == "rope"}
+    ft = [m for m in METHODS.values() if m.finetune]
+    assert all(m.color != SCALING_METHODS[m.scaling].color for m in ft)  # fine-tunes never share the zero-shot colour
     assert lab_method("rope+linear_ft").checkpoint == "rope+linear_ft" and lab_method("rope+ntk").checkpoint == "rope"
     with pytest.raises(ValueError, match="method must be one of"):
         lab_method("pi")
