@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, list_checkpoints, train_all
+from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints, train_all
 
 
 def positive_int(text: str) -> int:
@@ -157,6 +157,11 @@ def run_evaluate(args: argparse.Namespace) -> None:
     per_scale = []
     for scale in dict.fromkeys(args.scales):
         methods = args.methods
+        names = [SCALES[scale].model_name(METHODS_[m].checkpoint) for m in (methods or METHODS_)]
+        names = [n for n in names if n in RECIPES]
+        if not any(is_trained(n, s, args.checkpoints) for n in names for s in (args.seeds or SEEDS)):
+            print(f"scale {scale}: no trained checkpoint of these methods in {args.checkpoints}: skipped")
+            continue
         if methods is not None:  # keep the methods that have a checkpoint at this scale
             methods = [m for m in methods if SCALES[scale].model_name(METHODS_[m].checkpoint) in RECIPES]
         per_scale.append(
