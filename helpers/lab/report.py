@@ -126,6 +126,14 @@ def ablation_tables(view: dict) -> str:
         f"Variants: {what}. `rope+linear_keep_fast`: PI except on the pairs YaRN keeps unchanged at this scale; "
         "`rope+yarn_paper`: YaRN with the paper's ramp (linear in r = L/λ) instead of the released code's (linear in "
         "the pair index); `rope+llama3`: Llama 3.1's wavelength thresholds (low_freq_factor 1, high_freq_factor 4).",
+        *_loss_and_passkey(view, methods, lengths),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _loss_and_passkey(view: dict, methods, lengths) -> list[str]:
+    """A loss table and a passkey table (mean [min, max] over seeds) of ``methods`` at ``lengths``."""
+    return [
         "",
         "Loss (nats):",
         "",
@@ -135,7 +143,6 @@ def ablation_tables(view: dict) -> str:
         "",
         *_metric_table(view, methods, "accuracy", ".2f", lengths),
     ]
-    return "\n".join(lines) + "\n"
 
 
 def chosen_learning_rate(view: dict) -> tuple[str | None, str]:
@@ -169,14 +176,7 @@ def lr_sweep_table(view: dict) -> str:
         f"#### Scale `{meta['scale']}` (L = {L_}): the fine-tunes' learning rate (pre-training peak 3e-3)",
         "",
         f"The shipped fine-tunes use lr 1e-3; {why}.",
-        "",
-        "Loss (nats):",
-        "",
-        *_metric_table(view, methods, "loss", ".3f", lengths),
-        "",
-        "Passkey accuracy:",
-        "",
-        *_metric_table(view, methods, "accuracy", ".2f", lengths),
+        *_loss_and_passkey(view, methods, lengths),
     ]
     return "\n".join(lines) + "\n"
 
