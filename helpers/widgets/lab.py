@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS
+from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS, is_trained
 from helpers.lab.evaluate import lengths_of, live_run
 from helpers.lab.methods import METHODS
 from helpers.lab.plots import LiveRun
@@ -23,8 +23,14 @@ LAB_LAYOUT = Layout(
 
 
 def methods_at(scale: str) -> list[str]:
-    """The lab methods that have a checkpoint at ``scale``."""
-    return [m for m, spec in METHODS.items() if SCALES[scale].model_name(spec.checkpoint) in RECIPES]
+    """The lab methods whose checkpoints at ``scale`` ship for every seed (the small scale has no learning-rate
+    sweep)."""
+    return [
+        m
+        for m, spec in METHODS.items()
+        if SCALES[scale].model_name(spec.checkpoint) in RECIPES
+        and all(is_trained(SCALES[scale].model_name(spec.checkpoint), s) for s in SEEDS)
+    ]
 
 
 class LabRunView(View):
