@@ -581,6 +581,17 @@ def findings(results: dict) -> list[dict]:
             f"{_per_seed(lk)} vs {_per_seed(lo)} nats, and on the first L positions {_per_seed(ek)} (KV cache = "
             f"plain RoPE there) vs {_per_seed(eo)} (one pass).",
         )
+    if use("rope+linear_ft", "rope+yarn_ft", "rope+linear_ft_lr1e-4", "rope+yarn_ft_lr1e-4"):
+        a_hi = [acc("rope+linear_ft", L_), acc("rope+yarn_ft", L_)]
+        a_lo = [acc("rope+linear_ft_lr1e-4", L_), acc("rope+yarn_ft_lr1e-4", L_)]
+        add(
+            "ft_lr_short",
+            (a_lo[0] <= a_hi[0]) & (a_lo[1] <= a_hi[1]),
+            f"A ten times smaller fine-tuning rate (1e-4) does not bring the passkeys at T = L back {{seeds}}: PI "
+            f"{_per_seed(a_lo[0])} (lr 1e-4) vs {_per_seed(a_hi[0])} (lr 1e-3), YaRN {_per_seed(a_lo[1])} vs "
+            f"{_per_seed(a_hi[1])}; in 400 steps PI at lr 1e-4 does not even adapt to s = 4 (loss at 4L "
+            f"{_per_seed(loss('rope+linear_ft_lr1e-4', 4 * L_))} vs {_per_seed(loss('rope+linear_ft', 4 * L_))} nats).",
+        )
     if use("rope+llama3", "rope+yarn"):
         l3, ly = loss("rope+llama3", 8 * L_), loss("rope+yarn", 8 * L_)
         add(
