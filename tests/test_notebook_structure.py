@@ -17,10 +17,7 @@ EDITED = ["01_position_blindness", "02_sinusoidal", "03_learned", "04_rope", "05
 LONG_CELLS = {"264f35b9": "notebook 03's lab evaluation cell, shared with the lab's seeds (issue 12)"}
 #: Sections whose rewrite is under way elsewhere, by (notebook, header prefix), with the reason. Remove an entry as
 #: soon as the rewritten section lands: this list is meant to be empty.
-PENDING_SECTIONS = {
-    ("05_length_extension", "## 8 · "): "the integrator rewrites 05 §8 from new lab results (its checks cell, "
-    "'lab-checks', has no 'checks' tag yet); the editorial pass (brief ed05) was told not to edit it",
-}
+PENDING_SECTIONS: dict[tuple[str, str], str] = {}
 
 
 def _cells(name: str) -> list[dict]:

@@ -211,7 +211,7 @@ class LiveRun:
         self.note = self.loss_ax.text(0.5, 0.5, "", transform=self.loss_ax.transAxes, ha="center", fontsize=9)
         self.loss_ax.set_xlabel("position (tokens)")
         self.loss_ax.set_ylabel("next-token loss (nats)")
-        self.loss_ax.set_ylim(0.0, 6.0)
+        self.loss_ax.set_ylim(0.0, 7.0)
         self.loss_ax.axhline(np.log(107), color="0.7", lw=0.8, ls=":")
         self.image = self.map_ax.imshow(
             np.zeros((2, 2)),
