@@ -443,10 +443,11 @@ def test_shipped_checkpoints_are_small_tensor_files_of_known_runs():
     rows = list_checkpoints()
     shipped = {(r["name"], r["seed"]) for r in rows}
     assert shipped <= {(m, s) for m in MODELS for s in SEEDS}
-    assert {m for m, _ in shipped} == set(MODELS)  # every model ships at least seed 0 ...
-    for m in ("rope", "rope+linear_ft", "rope+yarn_ft"):  # ... and the RoPE models every seed
+    not_run = {m for m in MODELS if m.startswith("small/") and "_lr" in m}  # the small scale's sweep: not run
+    assert {m for m, _ in shipped} == set(MODELS) - not_run  # every other model ships ...
+    for m in {m for m, _ in shipped}:  # ... on every seed
         assert {s for name, s in shipped if name == m} == set(SEEDS), m
-    total = sum(p.stat().st_size for p in CHECKPOINT_DIR.iterdir() if p.is_file())
+    total = sum(p.stat().st_size for p in CHECKPOINT_DIR.rglob("*") if p.is_file())
     assert total <= 25 * 1024 * 1024  # issue 12's budget
     assert not list(CHECKPOINT_DIR.glob("*.lock")) and not list(CHECKPOINT_DIR.glob("*.tmp"))
     for r in rows:
