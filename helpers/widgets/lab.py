@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS, is_trained
+from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS, is_trained, load_model
 from helpers.lab.evaluate import lengths_of, live_run
 from helpers.lab.methods import METHODS
 from helpers.lab.plots import LiveRun
@@ -58,6 +58,8 @@ def draw_lab_run(scale: str = "tiny", method: str = "rope+linear", seed: int = 0
 def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2) -> W.VBox:
     """Dropdowns: scale, method (those with a checkpoint at the scale), seed, evaluation length T = k·L."""
     hold = {"on": False}
+    for sc in SCALES.values():  # load every scale's RoPE model now (cached), so that switching scale only computes
+        load_model(sc.model_name("rope"), seed)
     scale_w = W.Dropdown(options=list(SCALES), value=scale, description="scale", style=STYLE)
     method_w = W.Dropdown(options=methods_at(scale), value=method, description="method", style=STYLE)
     seed_w = W.Dropdown(options=list(SEEDS), value=seed, description="seed", style=STYLE)
