@@ -323,6 +323,15 @@ def _record(method: str, seed: int, task: str, length: int, cell: dict, model: T
     return record
 
 
+def _reused_meta(reuse: dict | None, scale: str) -> dict:
+    """The meta of ``scale`` in earlier results (empty if absent)."""
+    if not reuse:
+        return {}
+    if reuse["meta"].get("scale", "tiny") == scale:
+        return reuse["meta"]
+    return reuse.get("scales", {}).get(scale, {}).get("meta", {})
+
+
 def evaluate_all(
     methods: list[str] | None = None,
     lengths: list[int] | None = None,
@@ -417,6 +426,11 @@ def evaluate_all(
             "eval_seed": EVAL_SEED,
             "eval_seconds": round(time.perf_counter() - start, 1),
             "reused_runs": reused,
+            "full_eval_seconds": (
+                round(time.perf_counter() - start, 1)
+                if not reused
+                else _reused_meta(reuse, scale).get("full_eval_seconds")
+            ),
             "torch_threads": torch.get_num_threads(),
             "torch_version": torch.__version__,
             "machine": platform.machine(),

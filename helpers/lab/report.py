@@ -244,10 +244,11 @@ def results_tables(results: dict) -> str:
 
 
 def _eval_time(meta: dict) -> str:
-    reused = meta.get("reused_runs", 0)
-    text = f"evaluation: {meta['eval_seconds']:.1f} s with {meta['torch_threads']} torch thread"
-    if reused:
-        text += f" for the runs not evaluated before ({reused} unchanged (method, seed) runs were reused)"
+    full = meta.get("full_eval_seconds")
+    text = f"evaluation: {full:.0f} s" if full else "evaluation time not measured"
+    text += f" with {meta['torch_threads']} torch thread"
+    if meta.get("reused_runs"):
+        text += f" (the last update re-evaluated only changed checkpoints, in {meta['eval_seconds']:.1f} s)"
     return text
 
 
