@@ -116,8 +116,7 @@ SCALES: dict[str, Scale] = {
         "a scale that hosts YaRN's three bands with β_fast = 32, β_slow = 1: 2 heads of d_h = 64 (32 pairs), "
         "base 1250, L = 256: pairs 0 and 1 make more than 32 turns within L (kept), pairs 17–31 less than one "
         "(interpolated), the slowest wavelength is ≈ 25·L; the same 2048 tokens per step as tiny, 4000 steps with "
-        "passkey rows from step 800 (a 3000-step trial with 2 heads learned the copy task but retrieved only 0.10 "
-        "of the passkeys at L)",
+        "passkey rows from step 800 (a 3000-step development trial learned the copy task but hardly any passkeys)",
     ),
 }
 _DESCRIPTIONS = {
