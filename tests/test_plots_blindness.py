@@ -237,9 +237,7 @@ def test_explorer_panelpanel_controls():
     )
     assert isinstance(order, W.Dropdown) and len(order.options) == 12 and order.value == bw.DEFAULT_ORDER
     assert all(sorted(v) in (sorted(s) for s in attention.SENTENCES.values()) for _, v in order.options)
-    assert isinstance(position, W.Dropdown) and [v for _, v in position.options] == list(
-        attention.POSITION_METHODS
-    )
+    assert isinstance(position, W.Dropdown) and [v for _, v in position.options] == list(attention.POSITION_METHODS)
     assert isinstance(causal, W.Checkbox) and causal.value is False
 
 
