@@ -27,7 +27,13 @@ SLIDING_STYLE = {"color": "tab:gray", "ls": ":", "label": "plain RoPE, 8k slidin
 
 
 def _style(name: str) -> dict:
-    return SLIDING_STYLE if name == "sliding" else method_style(name)
+    """Line style of a curve key: a scaling-method key, "sliding" (the baseline) or "kv_cache" (dynamic NTK fed
+    through a KV cache: dynamic's colour, dotted)."""
+    if name == "sliding":
+        return SLIDING_STYLE
+    if name == "kv_cache":
+        return {**method_style("dynamic"), "ls": "-.", "label": "dynamic NTK, KV cache (keys keep their rotation)"}
+    return method_style(name)
 
 
 def plot_wavelengths(inv_freq, context_length: int, *, ax=None):

@@ -26,6 +26,7 @@ def main(argv=None) -> int:
     ev.add_argument("--trials", type=int, default=3)
     ev.add_argument("--out", default=None, help="results file (default: helpers/real/results/results.json)")
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
+    ev.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
@@ -67,6 +68,9 @@ def main(argv=None) -> int:
         for s in todo:
             print(s["id"])
         return 0
+    import torch
+
+    torch.set_num_threads(args.threads)
     config, weights = load_weights()
     run_plan(RealLlama(config, weights), load_tokenizer(), plan, out)
     return 0
