@@ -348,6 +348,17 @@ def test_run_plan_resumes_and_appends_each_run(loaded, tok, tmp_path):
     assert sliding["mean_inside"] is None and sliding["mean_outside"] > 0
 
 
+def test_run_plan_starts_no_run_past_its_time_budget(model, tok, tmp_path):
+    plan = evaluate.default_plan(parts=("passkey",), passkey_lengths=(160,), trials=1, methods=("default",))
+    out = tmp_path / "r.json"
+    assert evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=0)["runs"] == []
+    assert (
+        evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=600)["runs"][0]["id"] == plan[0]["id"]
+    )
+    with pytest.raises(ValueError, match="budget_seconds"):
+        evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=-1)
+
+
 def test_sliding_window_scores_each_target_with_the_window_ending_at_it(model):
     ids = torch.randint(0, 49152, (120,), generator=torch.Generator().manual_seed(8))
     one = model.token_losses(ids)
@@ -443,6 +454,8 @@ def test_plots_draw_labelled_axes():
     rp.plot_loss_by_position({"default": ([1, 2, 3], [2.0, None, 3.0]), "sliding": ([1, 2], [1, 2])}, 2, ax=axes[3])
     rp.plot_passkey_accuracy([1024, 2048], {"yarn": [1.0, None]}, ax=axes[4])
     assert axes[0].get_title().startswith("12 of 32 pairs")
+    assert rp.curve_label("sliding") == "plain RoPE, 8k sliding window" and "KV cache" in rp.curve_label("kv_cache")
+    assert rp.curve_label("yarn") == "YaRN"
     for ax in axes:
         assert ax.get_xlabel() and ax.get_ylabel()
     plt.close(fig)

@@ -298,8 +298,23 @@ def _write(results: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def run_plan(model: RealLlama, tokenizer, plan: list[dict], path: str | os.PathLike = RESULTS_FILE, *, progress=True):
-    """Run every spec of ``plan`` whose id is not yet in ``path``; append each result as soon as it is done."""
+def run_plan(
+    model: RealLlama,
+    tokenizer,
+    plan: list[dict],
+    path: str | os.PathLike = RESULTS_FILE,
+    *,
+    progress=True,
+    budget_seconds: float | None = None,
+):
+    """Run every spec of ``plan`` whose id is not yet in ``path``; append each result as soon as it is done.
+
+    ``budget_seconds``: start no new run once this much wall-clock time has passed since the call (the run in
+    progress is finished, not cut); the runs not started stay in the plan for the next call.
+    """
+    if budget_seconds is not None and not budget_seconds >= 0:
+        raise ValueError(f"budget_seconds must be >= 0 or None, got {budget_seconds!r}")
+    start = time.monotonic()
     path = Path(path)
     results = load_results(path)
     results["meta"] = _meta()
@@ -311,6 +326,10 @@ def run_plan(model: RealLlama, tokenizer, plan: list[dict], path: str | os.PathL
 
         bar = tqdm(total=len(todo), desc="chapter 07 runs", unit="run")
     for spec in todo:
+        if budget_seconds is not None and time.monotonic() - start >= budget_seconds:
+            if bar is not None:
+                bar.write(f"time budget of {budget_seconds:.0f} s used: {spec['id']} and the rest not started")
+            break
         if bar is not None:
             bar.set_postfix_str(spec["id"][:60])
         res = run_one(model, tokenizer, spec)
