@@ -348,6 +348,17 @@ def test_run_plan_resumes_and_appends_each_run(loaded, tok, tmp_path):
     assert sliding["mean_inside"] is None and sliding["mean_outside"] > 0
 
 
+def test_run_plan_starts_no_run_past_its_time_budget(model, tok, tmp_path):
+    plan = evaluate.default_plan(parts=("passkey",), passkey_lengths=(160,), trials=1, methods=("default",))
+    out = tmp_path / "r.json"
+    assert evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=0)["runs"] == []
+    assert (
+        evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=600)["runs"][0]["id"] == plan[0]["id"]
+    )
+    with pytest.raises(ValueError, match="budget_seconds"):
+        evaluate.run_plan(model, tok, plan, out, progress=False, budget_seconds=-1)
+
+
 def test_sliding_window_scores_each_target_with_the_window_ending_at_it(model):
     ids = torch.randint(0, 49152, (120,), generator=torch.Generator().manual_seed(8))
     one = model.token_losses(ids)
@@ -380,15 +391,56 @@ def test_shipped_results_are_consistent(tok):
     res = evaluate.load_results()
     assert res["runs"], "helpers/real/results/results.json holds no runs"
     assert res["meta"]["model_wheel_sha256"] == fetch.WHEELS["model"].sha256
-    h16 = tokens_sha256(text_tokens("bible", 16384, tok))
-    plan_ids = {s["id"] for s in evaluate.default_plan()}
+    hashes = {}
+    ids = [r["id"] for r in res["runs"]]
+    assert len(ids) == len(set(ids))
     for r in res["runs"]:
-        assert r["id"] in plan_ids, r["id"]
-        assert r["seconds"] > 0
+        spec = {k: v for k, v in r.items() if k in ("kind", "text", "n_tokens", "method", "factor", "depth", "key",
+                                                     "kv_chunk", "window")}  # fmt: skip
+        assert r["id"] == evaluate._run_id(spec), r["id"]  # the id says exactly what was run
+        assert r["seconds"] > 0 and r["torch_threads"] >= 1
         if r["kind"] in ("loss", "sliding"):
-            assert r["tokens_sha256"] == h16 and len(r["loss_blocks"]) == 128
+            key = (r["text"], r["n_tokens"])
+            if key not in hashes:
+                hashes[key] = tokens_sha256(text_tokens(r["text"], r["n_tokens"], tok))
+            assert r["tokens_sha256"] == hashes[key] and len(r["loss_blocks"]) == -(-r["n_tokens"] // r["block"])
         if r["kind"] in ("loss", "passkey"):
             assert r["rope_parameters"] == rope_parameters(r["method"], r["factor"])
+        if r["kind"] == "passkey":
+            assert r["depth"] in evaluate.DEPTHS and r["key"] in evaluate.passkey_keys(3)
+            assert r["prompt_tokens"] <= r["n_tokens"]
+
+
+def _fake_results():
+    def loss(method, text="bible", factor=2.0, **extra):
+        spec = {"kind": "loss", "text": text, "n_tokens": 1024, "method": method, "factor": factor, **extra}
+        return {**spec, "id": evaluate._run_id(spec), "block": 128, "loss_blocks": [1.0] * 7 + [None]}
+
+    def passkey(method, n, correct, key):
+        return {"kind": "passkey", "n_tokens": n, "method": method, "factor": 2.0, "correct": correct, "key": key}
+
+    runs = [loss("default"), loss("yarn"), loss("yarn", factor=4.0), loss("yarn", text="shakespeare"),
+            loss("dynamic", kv_chunk=256), {**loss("default"), "kind": "sliding", "window": 512},
+            passkey("yarn", 2048, True, 1), passkey("yarn", 2048, False, 2), passkey("yarn", 1024, True, 1),
+            {**passkey("yarn", 1024, True, 3), "factor": 4.0}]  # fmt: skip
+    return {"meta": {}, "runs": runs}
+
+
+def test_loss_curves_and_tables_select_one_text_and_scale():
+    res = _fake_results()
+    curves = evaluate.loss_curves(res)
+    assert sorted(curves) == ["default", "kv_cache", "sliding", "yarn"]
+    x, y = curves["yarn"]
+    assert np.allclose(x, [256, 768]) and y[0] == 1.0 and np.isnan(y[1])  # 4 blocks of 128 per point
+    assert sorted(evaluate.loss_curves(res, factor=4.0)) == ["sliding", "yarn"]  # the baseline has no s
+    assert sorted(evaluate.loss_curves(res, text="shakespeare")) == ["yarn"]
+    table = evaluate.loss_table(res)
+    assert table["kv_cache"]["kv_chunk"] == 256 and table["yarn"]["factor"] == 2.0 and "sliding" in table
+    assert evaluate.passkey_counts(res) == {"yarn": {1024: (1, 1), 2048: (1, 2)}}
+    assert list(evaluate.passkey_counts(res)["yarn"]) == [1024, 2048]
+    assert evaluate.passkey_counts(res, factor=4.0) == {"yarn": {1024: (1, 1)}}
+    with pytest.raises(ValueError, match="merge"):
+        evaluate.loss_curves(res, merge=0)
 
 
 # --------------------------------------------------------------------------- plots and panel
@@ -402,22 +454,37 @@ def test_plots_draw_labelled_axes():
     rp.plot_loss_by_position({"default": ([1, 2, 3], [2.0, None, 3.0]), "sliding": ([1, 2], [1, 2])}, 2, ax=axes[3])
     rp.plot_passkey_accuracy([1024, 2048], {"yarn": [1.0, None]}, ax=axes[4])
     assert axes[0].get_title().startswith("12 of 32 pairs")
+    assert rp.curve_label("sliding") == "plain RoPE, 8k sliding window" and "KV cache" in rp.curve_label("kv_cache")
+    assert rp.curve_label("yarn") == "YaRN"
     for ax in axes:
         assert ax.get_xlabel() and ax.get_ylabel()
     plt.close(fig)
 
 
-def test_try_it_panel_draws_and_memoises(model, tok):
+def test_try_it_panel_draws_and_memoises(model, tok, monkeypatch):
     from matplotlib.figure import Figure
 
     from helpers.widgets import real as wr
 
+    calls = []
+    real_losses = model.token_losses
+    monkeypatch.setattr(
+        model, "token_losses", lambda ids, **kw: calls.append(kw.get("method")) or real_losses(ids, **kw)
+    )
+    wr._CACHE.clear()
     ids = text_tokens("bible", 256, tok)
     data = wr.try_it_data(model, tok, ids, "linear", 4.0, 256)
-    assert wr.try_it_data(model, tok, ids, "linear", 4.0, 256) is data
+    assert calls == ["default", "linear"]
+    again = wr.try_it_data(model, tok, ids, "linear", 4.0, 256)
+    assert calls == ["default", "linear"] and again["passkey"] is data["passkey"]  # nothing recomputed
+    assert np.array_equal(again["method"], data["method"])
+    wr.try_it_data(model, tok, ids, "yarn", 2.0, 256)
+    assert calls == ["default", "linear", "yarn"]  # plain RoPE's losses are shared by every method
     assert data["mean_diff"] > 0  # PI at s = 4 costs something inside the trained length
     fig = Figure(figsize=(6.4, 3.4))
     ax = wr.draw_try_it(data, "linear", 4.0, 256, fig=fig)
     assert "s = 4" in ax.get_title() and "passkey" in ax.get_title()
+    short = wr.try_it_data(model, tok, ids, "yarn", 2.0, 128)  # the panel's default length
+    assert short["x"].size == 4 and short["passkey"]["prompt_tokens"] <= 128
     panel = wr.try_it_panel(model, tok, ids, EVAL_METHODS, method="linear", factor=4.0, n_tokens=256)  # cached
     assert len(panel.children) == 4

@@ -15,6 +15,7 @@ from helpers.plots._style import label as _label
 from helpers.plots._style import new_axes
 
 __all__ = [
+    "curve_label",
     "plot_attention_by_distance",
     "plot_loss_by_position",
     "plot_pair_norms",
@@ -27,7 +28,18 @@ SLIDING_STYLE = {"color": "tab:gray", "ls": ":", "label": "plain RoPE, 8k slidin
 
 
 def _style(name: str) -> dict:
-    return SLIDING_STYLE if name == "sliding" else method_style(name)
+    """Line style of a curve key: a scaling-method key, "sliding" (the baseline) or "kv_cache" (dynamic NTK fed
+    through a KV cache: dynamic's colour, dash-dot)."""
+    if name == "sliding":
+        return SLIDING_STYLE
+    if name == "kv_cache":
+        return {**method_style("dynamic"), "ls": "-.", "label": "dynamic NTK, KV cache (keys keep their rotation)"}
+    return method_style(name)
+
+
+def curve_label(name: str) -> str:
+    """The legend label of a curve key (a scaling-method key, "sliding" or "kv_cache")."""
+    return _style(name)["label"]
 
 
 def plot_wavelengths(inv_freq, context_length: int, *, ax=None):

@@ -26,6 +26,8 @@ def main(argv=None) -> int:
     ev.add_argument("--trials", type=int, default=3)
     ev.add_argument("--out", default=None, help="results file (default: helpers/real/results/results.json)")
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
+    ev.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
+    ev.add_argument("--budget-minutes", type=float, default=None, help="start no new run after this many minutes")
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
@@ -67,8 +69,12 @@ def main(argv=None) -> int:
         for s in todo:
             print(s["id"])
         return 0
+    import torch
+
+    torch.set_num_threads(args.threads)
     config, weights = load_weights()
-    run_plan(RealLlama(config, weights), load_tokenizer(), plan, out)
+    budget = None if args.budget_minutes is None else 60 * args.budget_minutes
+    run_plan(RealLlama(config, weights), load_tokenizer(), plan, out, budget_seconds=budget)
     return 0
 
 

@@ -35,6 +35,8 @@ __all__ = [
     "default_plan",
     "load_results",
     "loss_curves",
+    "loss_table",
+    "passkey_counts",
     "passkey_keys",
     "passkey_prompt",
     "passkey_trial",
@@ -221,17 +223,22 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
     return out
 
 
-def loss_curves(results: dict, *, merge: int = 4) -> dict:
-    """Loss-by-position curves from a results dict: method key (or "sliding") -> (positions (K,), losses (K,)).
+def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merge: int = 4) -> dict:
+    """Loss-by-position curves of one text at one scale: method key -> (positions (K,), losses (K,)).
 
-    One-pass loss runs and the sliding-window run; ``merge`` consecutive stored blocks are averaged into one point
-    (4 x 128 = 512 tokens). The x value is the centre of the merged block; a block with no data is NaN.
+    One-pass loss runs of ``text`` at scale ``factor``; the sliding-window run of ``text`` under "sliding" and
+    dynamic NTK fed through a KV cache under "kv_cache" (when present). ``merge`` consecutive stored blocks are
+    averaged into one point (4 x 128 = 512 tokens). The x value is the centre of the merged block; a block with
+    no data is NaN.
     """
+    merge = int(merge)
+    if merge < 1:
+        raise ValueError(f"merge must be an int >= 1, got {merge}")
     curves = {}
     for r in results["runs"]:
-        if r["kind"] == "loss" and "kv_chunk" not in r:
-            name = r["method"]
-        elif r["kind"] == "sliding":
+        if r["kind"] == "loss" and r["text"] == text and r["factor"] == factor:
+            name = "kv_cache" if "kv_chunk" in r else r["method"]
+        elif r["kind"] == "sliding" and r["text"] == text:
             name = "sliding"
         else:
             continue
@@ -239,6 +246,27 @@ def loss_curves(results: dict, *, merge: int = 4) -> dict:
         y = y[: y.size // merge * merge].reshape(-1, merge).mean(1)  # (K,)
         curves[name] = ((np.arange(y.size) + 0.5) * r["block"] * merge, y)
     return curves
+
+
+def loss_table(results: dict, *, text: str = "bible", factor: float = 2.0) -> dict:
+    """The loss runs of one text at one scale by name (as in :func:`loss_curves`): name -> run dict."""
+    table = {}
+    for r in results["runs"]:
+        if r["kind"] == "loss" and r["text"] == text and r["factor"] == factor:
+            table["kv_cache" if "kv_chunk" in r else r["method"]] = r
+        elif r["kind"] == "sliding" and r["text"] == text:
+            table["sliding"] = r
+    return table
+
+
+def passkey_counts(results: dict, *, factor: float = 2.0) -> dict:
+    """Passkey trials at scale ``factor``: method -> {prompt length: (keys found, trials)} (lengths ascending)."""
+    counts: dict = {}
+    for r in results["runs"]:
+        if r["kind"] == "passkey" and r["factor"] == factor:
+            found, trials = counts.setdefault(r["method"], {}).get(r["n_tokens"], (0, 0))
+            counts[r["method"]][r["n_tokens"]] = (found + bool(r["correct"]), trials + 1)
+    return {m: dict(sorted(c.items())) for m, c in counts.items()}
 
 
 def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
@@ -270,8 +298,23 @@ def _write(results: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def run_plan(model: RealLlama, tokenizer, plan: list[dict], path: str | os.PathLike = RESULTS_FILE, *, progress=True):
-    """Run every spec of ``plan`` whose id is not yet in ``path``; append each result as soon as it is done."""
+def run_plan(
+    model: RealLlama,
+    tokenizer,
+    plan: list[dict],
+    path: str | os.PathLike = RESULTS_FILE,
+    *,
+    progress=True,
+    budget_seconds: float | None = None,
+):
+    """Run every spec of ``plan`` whose id is not yet in ``path``; append each result as soon as it is done.
+
+    ``budget_seconds``: start no new run once this much wall-clock time has passed since the call (the run in
+    progress is finished, not cut); the runs not started stay in the plan for the next call.
+    """
+    if budget_seconds is not None and not budget_seconds >= 0:
+        raise ValueError(f"budget_seconds must be >= 0 or None, got {budget_seconds!r}")
+    start = time.monotonic()
     path = Path(path)
     results = load_results(path)
     results["meta"] = _meta()
@@ -283,6 +326,10 @@ def run_plan(model: RealLlama, tokenizer, plan: list[dict], path: str | os.PathL
 
         bar = tqdm(total=len(todo), desc="chapter 07 runs", unit="run")
     for spec in todo:
+        if budget_seconds is not None and time.monotonic() - start >= budget_seconds:
+            if bar is not None:
+                bar.write(f"time budget of {budget_seconds:.0f} s used: {spec['id']} and the rest not started")
+            break
         if bar is not None:
             bar.set_postfix_str(spec["id"][:60])
         res = run_one(model, tokenizer, spec)

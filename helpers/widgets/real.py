@@ -1,8 +1,9 @@
 """Chapter 07's "try it" panel: pick a scaling method, a scale s and a length you can afford on a CPU (<= 512
-tokens live), see the loss by position against plain RoPE and one passkey trial.
+tokens live, 128 by default), see the loss by position against plain RoPE and one passkey trial.
 
 The drawing function :func:`draw_try_it` is plain (tests and the notebook's static figure call it directly); the
-expensive part, :func:`try_it_data`, is memoised per (method, s, length), so moving back to a setting is instant.
+expensive part, :func:`try_it_data`, is memoised (plain RoPE once per length, each method and passkey trial per
+(method, s, length)), so a new setting costs two forward passes and moving back to a setting is instant.
 ipywidgets 7.7 and 8: only Dropdown, FloatSlider and interactive_output (via the course's one panel builder,
 :func:`helpers.widgets._common.panel`). A redraw clears and redraws the panel's one axes: its cost is the model's
 forward passes (seconds), not the drawing. Used by notebook 07.
@@ -21,7 +22,7 @@ __all__ = ["LENGTHS", "TRY_IT_LAYOUT", "draw_try_it", "try_it_data", "try_it_pan
 
 TRY_IT_LAYOUT = Layout((6.4, 3.4), left=0.1, bottom=0.15, right=0.98, top=0.84)
 
-#: Live lengths (tokens): short enough for a few seconds per setting on 2 CPU cores.
+#: Live lengths (tokens): short enough for about a second per setting on 2 CPU cores (128 is the default).
 LENGTHS = (128, 256, 512)
 BLOCK = 32  # tokens per plotted point
 
@@ -29,30 +30,40 @@ BLOCK = 32  # tokens per plotted point
 _CACHE: dict = {}
 
 
+def _memo(key, compute):
+    if key not in _CACHE:
+        _CACHE[key] = compute()
+    return _CACHE[key]
+
+
 def try_it_data(model, tokenizer, ids, method: str, factor: float, n_tokens: int, *, key: int = 51937) -> dict:
     """Block-mean losses of ``method`` and of plain RoPE on ``ids[:n_tokens]``, and a passkey trial (depth 0.5).
 
-    Memoised per (model, method, s, length, key, tokens); plain RoPE ignores s.
+    Memoised in three parts, so that a new setting costs at most two forward passes of ``n_tokens`` tokens: the
+    method's losses per (method, s, length, tokens), plain RoPE's losses per (length, tokens) (shared by every
+    method), the passkey trial per (method, s, length, key). Plain RoPE ignores s (it is stored with s = 1).
     """
     from helpers.real.evaluate import block_means, passkey_trial
 
     ids = list(ids[:n_tokens])
     factor = 1.0 if method == "default" else float(factor)
-    cache_key = (id(model), id(tokenizer), method, factor, int(n_tokens), int(key), hash(tuple(ids)))
-    if cache_key in _CACHE:
-        return _CACHE[cache_key]
-    ours = model.token_losses(ids, method=method, factor=factor)  # (T-1,)
-    plain = ours if method == "default" else model.token_losses(ids, method="default")  # (T-1,)
-    data = {
+    tokens = (id(model), int(n_tokens), hash(tuple(ids)))
+    plain = _memo(("loss", "default", 1.0, *tokens), lambda: model.token_losses(ids, method="default"))  # (T-1,)
+    ours = _memo(
+        ("loss", method, factor, *tokens), lambda: model.token_losses(ids, method=method, factor=factor)
+    )  # (T-1,)
+    trial = _memo(
+        ("passkey", id(model), id(tokenizer), method, factor, int(n_tokens), int(key)),
+        lambda: passkey_trial(model, tokenizer, n_tokens, 0.5, key, method=method, factor=factor),
+    )
+    return {
         "x": np.arange(0, ours.size, BLOCK) + BLOCK / 2,
         "method": np.array(block_means(ours, BLOCK)),
         "default": np.array(block_means(plain, BLOCK)),
         "mean_diff": float(ours.mean() - plain.mean()),
-        "passkey": passkey_trial(model, tokenizer, n_tokens, 0.5, key, method=method, factor=factor),
+        "passkey": trial,
         "key": key,
     }
-    _CACHE[cache_key] = data
-    return data
 
 
 class TryItView(View):
@@ -84,7 +95,7 @@ def draw_try_it(data: dict, method: str, factor: float, n_tokens: int, context_l
     return view_on(TryItView, fig).update(data, method, factor, n_tokens, context_length)
 
 
-def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 256):
+def try_it_panel(model, tokenizer, ids, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 128):
     """Dropdowns for method and length, a slider for s; redraws one figure (continuous_update off)."""
     controls = {
         "method": W.Dropdown(
