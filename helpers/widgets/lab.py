@@ -43,7 +43,9 @@ class LabRunView(View):
         if method not in methods_at(scale):
             raise ValueError(f"method {method!r} has no checkpoint at scale {scale!r}; allowed: {methods_at(scale)}")
         length = multiple * SCALES[scale].train_len
-        n = 8 if length <= 512 else 2 if length <= 1024 else 1  # a 2048-token map of 2 heads: 8 M weights per layer
+        # documents per run: enough for a smooth loss curve, few enough for about 0.1 s (a 2048-token map of 2 heads
+        # of the small scale already holds 8 M weights per layer and document)
+        n = (8 if length <= 512 else 2) if scale == "tiny" else (4 if length <= 512 else 2 if length <= 1024 else 1)
         run = live_run(method, length, seed=seed, scale=scale, n_sequences=n)
         label = f"{METHODS[method].label}, {scale} (L = {SCALES[scale].train_len}), seed {seed}, T = {length}"
         self.drawing.update(run, label=label, length=length, color=METHODS[method].color)
@@ -58,8 +60,9 @@ def draw_lab_run(scale: str = "tiny", method: str = "rope+linear", seed: int = 0
 def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2) -> W.VBox:
     """Dropdowns: scale, method (those with a checkpoint at the scale), seed, evaluation length T = k·L."""
     hold = {"on": False}
-    for sc in SCALES.values():  # load every scale's RoPE model now (cached), so that switching scale only computes
-        load_model(sc.model_name("rope"), seed)
+    for sc in SCALES.values():  # load every RoPE model now (cached), so that a switch of scale or seed only computes
+        for k in SEEDS:
+            load_model(sc.model_name("rope"), k)
     scale_w = W.Dropdown(options=list(SCALES), value=scale, description="scale", style=STYLE)
     method_w = W.Dropdown(options=methods_at(scale), value=method, description="method", style=STYLE)
     seed_w = W.Dropdown(options=list(SEEDS), value=seed, description="seed", style=STYLE)

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GOAL_MEDIAN_MS = 150
-GOAL_WORST_MS = 400
+GOAL_MEDIAN_MS = 100  # issue 11
+GOAL_WORST_MS = 250
 
 
 def _load() -> list[float]:
@@ -102,7 +102,7 @@ def markdown(data: dict) -> str:
         f"load average {m['loadavg_start']} at start, {m['loadavg_end']} at end. "
         f"Server start {data['server_start_s']} s; whole browser suite {data['suite_s']} s.",
         "",
-        f"Goal: median under {data['goal_ms']['median']} ms for every control, none worse than "
+        f"Goal: median at most {data['goal_ms']['median']} ms for every control, none worse than "
         f"{data['goal_ms']['worst']} ms (measured, not asserted). **Caveat**: on a shared 2-core machine "
         "(other jobs running, see the load average) these figures are inflated.",
         "",
@@ -136,7 +136,7 @@ def markdown(data: dict) -> str:
         for c in e.get("controls", []):
             ok = (
                 c["median_ms"] is not None
-                and c["median_ms"] < g_med
+                and c["median_ms"] <= g_med
                 and c["worst_ms"] is not None
                 and c["worst_ms"] <= g_worst
             )
