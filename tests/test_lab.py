@@ -221,6 +221,43 @@ def test_forward_shapes_and_attention_weights(family):
     assert torch.all(weights[0].triu(1) == 0)  # causal
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_logits_at_some_positions_equal_the_full_calls(family):
+    """``logits_at`` (the passkey evaluation's shortcut: the last block computes only those queries) gives the
+    full call's logits at those positions; ``layer_attention`` gives the full call's weights of that layer."""
+    model = _model(family)
+    tokens, _ = lm_batch(3, 24, 1)
+    at = torch.tensor([[0, 5, 23], [23, 22, 1], [7, 7, 12]])  # (B, n): any positions, repeats allowed
+    protocols = [{}, {"kv_cache": True, "rope_scaling": {"rope_type": "dynamic", "factor": 1.0}}]
+    for kwargs in protocols if family == "rope" else protocols[:1]:
+        with torch.inference_mode():
+            full, weights = model(tokens, return_attention=True, **kwargs)  # (B, T, V), layers × (B, H, T, T)
+            part = model(tokens, logits_at=at, **kwargs)  # (B, n, V)
+            torch.testing.assert_close(part, full.gather(1, at[..., None].expand(-1, -1, full.shape[-1])))
+            torch.testing.assert_close(model.layer_attention(tokens, 0, **kwargs), weights[0], rtol=0, atol=0)
+    deep = TinyTransformer(LabConfig(family=family, **(TINY | {"n_layers": 3})))
+    with torch.inference_mode():
+        _, weights = deep(tokens, return_attention=True)
+        for layer in (1, 2):  # the layers below ran the fast path: equal up to float rounding
+            torch.testing.assert_close(deep.layer_attention(tokens, layer), weights[layer])
+
+
+def test_logits_at_and_layer_attention_reject_bad_input():
+    model = _model("rope")
+    tokens = torch.zeros(2, 8, dtype=torch.int64)
+    with pytest.raises(TypeError, match="logits_at must be an int64 tensor of shape"):
+        model(tokens, logits_at=[[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match=r"logits_at must have shape \(2, n >= 1\).*got \(1, 2\)"):
+        model(tokens, logits_at=torch.tensor([[1, 2]]))
+    with pytest.raises(ValueError, match=r"positions in \[0, 8\), got values from 1 to 8"):
+        model(tokens, logits_at=torch.tensor([[1], [8]]))
+    with pytest.raises(ValueError, match="cannot be combined"):
+        model(tokens, logits_at=torch.tensor([[1], [2]]), return_attention=True)
+    n = model.config.n_layers
+    with pytest.raises(IndexError, match=f"layer must be < n_layers = {n}, got {n}"):
+        model.layer_attention(tokens, n)
+
+
 def test_score_bias_reaches_the_logits():
     """An ALiBi model and the same weights without the bias (nope) differ; the bias is what the hook returns."""
     alibi, nope = _model("alibi"), _model("nope")
@@ -390,6 +427,14 @@ def test_checkpoint_round_trip(tmp_path):
     torch.testing.assert_close(loaded(tokens), model(tokens), rtol=0, atol=0)
     saved = json.loads(meta.read_text())
     assert loaded.rows_reached == 16 and saved["command"] == "test" and saved["settings"]["steps"] == 2
+    assert saved["stored_dtype"] == "float32"
+    save_checkpoint(model, "rope+yarn_ft_lr1e-4", 3, log, directory=tmp_path)  # a sweep recipe: stored as float16
+    half = torch.load(checkpoint_paths("rope+yarn_ft_lr1e-4", 3, tmp_path)[0], weights_only=True)
+    assert {v.dtype for v in half.values()} == {torch.float16}
+    for k, v in model.state_dict().items():
+        torch.testing.assert_close(half[k].float(), v, rtol=2**-11, atol=2**-24)  # float16 rounding, no more
+    with pytest.raises(ValueError, match="storage must be one of"):
+        lab.checkpoints.stored_state(model.state_dict(), "int8")
     with pytest.raises(ValueError, match="model name must be one of"):
         load_model("gpt2")
     with pytest.raises(FileNotFoundError, match="not trained yet"):
@@ -443,8 +488,7 @@ def test_shipped_checkpoints_are_small_tensor_files_of_known_runs():
     rows = list_checkpoints()
     shipped = {(r["name"], r["seed"]) for r in rows}
     assert shipped <= {(m, s) for m in MODELS for s in SEEDS}
-    not_run = {m for m in MODELS if m.startswith("small/") and "_lr" in m}  # the small scale's sweep: not run
-    assert {m for m, _ in shipped} == set(MODELS) - not_run  # every other model ships ...
+    assert {m for m, _ in shipped} == set(MODELS)  # every model ships ...
     for m in {m for m, _ in shipped}:  # ... on every seed
         assert {s for name, s in shipped if name == m} == set(SEEDS), m
     total = sum(p.stat().st_size for p in CHECKPOINT_DIR.rglob("*") if p.is_file())
@@ -453,7 +497,11 @@ def test_shipped_checkpoints_are_small_tensor_files_of_known_runs():
     for r in rows:
         assert r["command"] == f"python -m helpers.lab train {r['name']} --seeds {r['seed']}"
         weights = checkpoint_paths(r["name"], r["seed"])[0]
-        assert all(v.dtype == torch.float32 for v in torch.load(weights, weights_only=True).values())
+        sweep = "_lr" in r["name"]  # the learning-rate sweep's extra runs are stored as float16 (the budget)
+        assert r["stored_dtype"] == lab.RECIPES[r["name"]].storage == ("float16" if sweep else "float32")
+        stored = {v.dtype for v in torch.load(weights, weights_only=True).values()}
+        assert stored == {torch.float16 if sweep else torch.float32}, r["name"]
+        assert next(load_model(r["name"], r["seed"]).parameters()).dtype == torch.float32  # loaded back as float32
 
 
 def test_shipped_learned_table_rows_past_training_are_untouched():
@@ -598,6 +646,12 @@ def test_cli_train_and_evaluate_into_temporary_directories(tmp_path, capsys):
     assert {r["method"] for r in results["records"]} == {"rope+default", "rope+linear"}
     assert len(results["records"]) == 2 * 2 * 2 * 2
     assert "| `rope+linear` (PI zero-shot) |" in capsys.readouterr().out
+    assert results["meta"]["wall_seconds"]["jobs"] == 2  # the default: two processes share the (scale, seed) parts
+    one = tmp_path / "one-process"
+    assert cli.main([*argv, "--checkpoints", str(tmp_path), "--out", str(one), "--jobs", "1"]) == 0
+    serial = json.loads((one / "results.json").read_text())
+    assert serial["records"] == results["records"]  # the same records in the same order
+    assert serial["methods"] == results["methods"] and serial["checkpoints"] == results["checkpoints"]
 
 
 def test_findings_name_their_seeds():

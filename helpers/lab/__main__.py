@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="copy the stored records of checkpoints that have not changed instead of recomputing them",
     )
     ev.add_argument("--threads", type=positive_int, default=1, help="torch threads (default 1)")
+    ev.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=2,
+        help="processes, each one torch thread, sharing the (scale, seed) parts (default 2: this machine's cores)",
+    )
     return parser
 
 
@@ -143,7 +149,7 @@ def run_train(args: argparse.Namespace) -> None:
 
 def run_evaluate(args: argparse.Namespace) -> None:
     from helpers.lab.checkpoints import RECIPES
-    from helpers.lab.evaluate import evaluate_all
+    from helpers.lab.evaluate import evaluate_scales
     from helpers.lab.methods import METHODS as METHODS_
     from helpers.lab.records import join_scales
     from helpers.lab.report import RESULTS_DIR, results_tables, write_results
@@ -154,7 +160,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
         from helpers.lab.report import RESULTS_JSON, load_results
 
         reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
-    per_scale = []
+    plan = {}
     for scale in dict.fromkeys(args.scales):
         methods = args.methods
         names = [SCALES[scale].model_name(METHODS_[m].checkpoint) for m in (methods or METHODS_)]
@@ -164,20 +170,15 @@ def run_evaluate(args: argparse.Namespace) -> None:
             continue
         if methods is not None:  # keep the methods that have a checkpoint at this scale
             methods = [m for m in methods if SCALES[scale].model_name(METHODS_[m].checkpoint) in RECIPES]
-        per_scale.append(
-            evaluate_all(
-                methods,
-                args.lengths if scale == args.scales[0] else None,
-                args.seeds,
-                scale=scale,
-                directory=args.checkpoints,
-                progress=True,
-                reuse=reuse,
-            )
-        )
+        plan[scale] = methods
+    per_scale = evaluate_scales(
+        plan, args.lengths, args.seeds, directory=args.checkpoints, progress=True, reuse=reuse, jobs=args.jobs
+    )
     results = join_scales(*per_scale)
+    seconds = time.perf_counter() - start
+    results["meta"]["wall_seconds"] = {"all_scales": round(seconds, 1), "jobs": args.jobs}
     print(results_tables(results))
-    print(f"evaluated in {time.perf_counter() - start:.1f} s")
+    print(f"evaluated in {seconds:.1f} s with {args.jobs} process(es)")
     if not args.no_write:
         out = RESULTS_DIR if args.out is None else args.out
         for path in write_results(results, out):

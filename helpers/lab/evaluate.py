@@ -112,10 +112,18 @@ def protocol(method: str, length: int, task: str, train_len: int = L) -> str:
     return "one pass"
 
 
-def _logits(model: TinyTransformer, tokens: torch.Tensor, scaling: dict | None, how: str = "one pass") -> torch.Tensor:
+def _logits(
+    model: TinyTransformer,
+    tokens: torch.Tensor,
+    scaling: dict | None,
+    how: str = "one pass",
+    at: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Logits (B, T, V) of ``tokens`` (B, T) run with ``scaling`` and protocol ``how``; (B, n, V) at positions
+    ``at`` (B, n) only."""
     if model.config.family == "rope":
-        return model(tokens, rope_scaling=scaling, kv_cache=how == "KV cache")  # (B, T, V)
-    return model(tokens)  # (B, T, V)
+        return model(tokens, rope_scaling=scaling, kv_cache=how == "KV cache", logits_at=at)  # (B, T|n, V)
+    return model(tokens, logits_at=at)  # (B, T|n, V)
 
 
 def token_losses(
@@ -211,10 +219,9 @@ def evaluate_passkey(
         tokens, answer_positions = tokens[:, -model.train_len :], answer_positions - (length - model.train_len)
     try:
         with torch.inference_mode():
-            logits = _logits(model, tokens, scaling, how)  # (B, T, V)
+            answer_logits = _logits(model, tokens, scaling, how, at=answer_positions)  # (B, n, V)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
-    answer_logits = logits.gather(1, answer_positions[..., None].expand(-1, -1, logits.shape[-1]))  # (B, n, V)
     digit_right = answer_logits.argmax(-1) == batch.keys  # (B, n)
     key_right = digit_right.all(1).double().numpy().reshape(len(depths), n_per_depth)  # (depths, n_per_depth)
     return {
@@ -241,8 +248,9 @@ def attention_weights(
     directory: Path = CHECKPOINT_DIR,
 ) -> torch.Tensor:
     """Attention weights (B, H, T, T) of ``layer`` on ``n_sequences`` LM documents of length T, from the model's
-    forward with ``return_attention=True``. The window baseline is run on the first window (T = L). Raises
-    IndexError where the model cannot run (the learned table past its rows)."""
+    forward. The window baseline is run on the first window (T = L). Raises
+    IndexError where the model cannot run (the learned table past its rows). Runs only the blocks up to
+    ``layer`` (:meth:`TinyTransformer.layer_attention`)."""
     length = _length(length)
     model = model_for(method, seed, scale=scale, directory=directory)
     n_sequences = EVAL_SIZES[scale][1] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
@@ -254,11 +262,9 @@ def attention_weights(
         length = min(length, model.train_len)
         tokens = tokens[:, :length]  # (B, L)
     kv_cache = protocol(method, length, "lm", model.train_len) == "KV cache"
+    scaling = {"rope_scaling": scaling_for(method, length, model)} if model.config.family == "rope" else {}
     with torch.inference_mode():
-        _, weights = model(
-            tokens, rope_scaling=scaling_for(method, length, model), return_attention=True, kv_cache=kv_cache
-        )
-    return weights[layer]  # (B, H, T, T)
+        return model.layer_attention(tokens, layer, kv_cache=kv_cache, **scaling)  # (B, H, T, T)
 
 
 def previous_token_attention(
@@ -341,6 +347,7 @@ def evaluate_all(
     directory: Path = CHECKPOINT_DIR,
     progress: bool = False,
     reuse: dict | None = None,
+    skip_untrained: bool | None = None,
 ) -> dict:
     """Every method × seed × length × task at one ``scale`` (defaults: every method of :data:`METHODS` that has a
     checkpoint at that scale, seeds 0 1 2, L..8L).
@@ -353,7 +360,9 @@ def evaluate_all(
     with ``status``, ``metrics`` (lm: loss, loss_by_bucket, bucket_starts, previous_token_attention,
     previous_token_by_head; passkey: accuracy, accuracy_by_depth, digit_accuracy) and ``config`` (checkpoint,
     train_len, rope_scaling, protocol); ``checkpoints`` holds each checkpoint's config, settings and training time.
-    Two scales' results are joined by :func:`helpers.lab.records.join_scales`.
+    Two scales' results are joined by :func:`helpers.lab.records.join_scales`; :func:`evaluate_scales` runs
+    several scales, in parallel processes if asked. ``skip_untrained``: leave out (method, seed) runs whose
+    checkpoint is missing (default: only when ``seeds`` is None).
     """
     from helpers.lab.checkpoints import RECIPES
 
@@ -367,7 +376,8 @@ def evaluate_all(
         if missing:
             raise ValueError(f"methods {missing} have no checkpoint at scale {scale!r}; allowed there: {available}")
     lengths = list(lengths_of(scale)) if lengths is None else [_length(t) for t in lengths]
-    optional = seeds is None  # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
+    # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
+    optional = seeds is None if skip_untrained is None else skip_untrained
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
     evaluated: dict[str, list[int]] = {m: [] for m in methods}
     reused = 0
@@ -387,7 +397,10 @@ def evaluate_all(
             cid = checkpoint_id(name, seed)
             checkpoints[cid] = {
                 key: meta[key] for key in ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
-            } | {"training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"}}
+            } | {
+                "training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"},
+                "stored_dtype": meta.get("stored_dtype", "float32"),
+            }
             if reuse is not None and reuse.get("checkpoints", {}).get(cid) == checkpoints[cid]:
                 old = [r for r in old_records if r["method"] == m and r["seed"] == seed and r["length"] in lengths]
                 if len(old) == len(lengths) * len(TASKS):
@@ -439,6 +452,81 @@ def evaluate_all(
         "checkpoints": checkpoints,
         "records": records,
     }
+
+
+def merge_seeds(parts: list[dict], reuse: dict | None = None) -> dict:
+    """One scale's results from :func:`evaluate_all` run separately per seed: records in the order one call would
+    give (method, then seed), each method's seeds joined; ``eval_seconds`` is the sum of the parts' (the work of
+    one process)."""
+    scale = parts[0]["meta"]["scale"]
+    if any(p["meta"]["scale"] != scale for p in parts):
+        raise ValueError(f"parts must be of one scale, got {[p['meta']['scale'] for p in parts]}")
+    order = {m: i for i, m in enumerate(METHODS)}
+    parts = sorted(parts, key=lambda p: p["meta"]["seeds"])
+    records = sorted((r for p in parts for r in p["records"]), key=lambda r: (order[r["method"]], r["seed"]))
+    methods = {}
+    for m in sorted({m for p in parts for m in p["methods"]}, key=order.__getitem__):
+        seeds = sorted(s for p in parts if m in p["methods"] for s in p["methods"][m]["seeds"])
+        methods[m] = {**lab_method(m).to_dict(), "seeds": seeds}
+    seconds = round(sum(p["meta"]["eval_seconds"] for p in parts), 1)
+    reused = sum(p["meta"]["reused_runs"] for p in parts)
+    meta = parts[0]["meta"] | {
+        "seeds": sorted(s for p in parts for s in p["meta"]["seeds"]),
+        "eval_seconds": seconds,
+        "reused_runs": reused,
+        "full_eval_seconds": seconds if not reused else _reused_meta(reuse, scale).get("full_eval_seconds"),
+    }
+    checkpoints = dict(sorted((k, v) for p in parts for k, v in p["checkpoints"].items()))
+    return {"meta": meta, "methods": methods, "checkpoints": checkpoints, "records": records}
+
+
+def _evaluate_part(kwargs: dict) -> dict:
+    torch.set_num_threads(1)
+    return evaluate_all(**kwargs)
+
+
+def evaluate_scales(
+    plan: dict[str, list[str] | None],
+    lengths: list[int] | None = None,
+    seeds: list[int] | None = None,
+    *,
+    directory: Path = CHECKPOINT_DIR,
+    progress: bool = False,
+    reuse: dict | None = None,
+    jobs: int = 1,
+) -> list[dict]:
+    """:func:`evaluate_all` for each scale of ``plan`` ({scale: its methods, or None for all}; ``lengths`` apply to
+    the first scale, the others use their own), one result per scale. ``jobs`` > 1: the (scale, seed) parts run in that many processes of one torch thread each (the
+    numbers are the same: each part is deterministic and the records are put back in order), so the 2-core
+    machine evaluates everything in about half the time."""
+    jobs = check_int("jobs", jobs, minimum=1)
+    calls = []
+    for i, (scale, methods) in enumerate(plan.items()):
+        calls.append(
+            {
+                "methods": methods,
+                "lengths": lengths if i == 0 else None,
+                "scale": scale,
+                "directory": directory,
+                "progress": progress,
+                "reuse": reuse,
+            }
+        )
+    if jobs == 1:
+        return [evaluate_all(seeds=seeds, **call) for call in calls]
+    import concurrent.futures
+    import multiprocessing
+
+    parts = [call | {"seeds": [s], "skip_untrained": seeds is None} for call in calls for s in (seeds or list(SEEDS))]
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch thread pool inherited by fork
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        done = list(pool.map(_evaluate_part, parts))
+    out = []
+    for scale in plan:
+        mine = [d for d in done if d["meta"]["scale"] == scale and d["records"]]
+        if mine:
+            out.append(merge_seeds(mine, reuse))
+    return out
 
 
 # --------------------------------------------------------------------------- inspecting a learned table (notebook 03)

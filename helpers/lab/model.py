@@ -105,6 +105,22 @@ class LabConfig:
         return cls(**data)
 
 
+def check_positions(name: str, positions: Any, shape: tuple[int, int]) -> torch.Tensor:
+    """``positions``: an int64 tensor (B, n) of positions in [0, T) for tokens of ``shape`` (B, T)."""
+    if not isinstance(positions, torch.Tensor) or positions.dtype != torch.int64 or positions.ndim != 2:
+        raise TypeError(f"{name} must be an int64 tensor of shape (B, n), got {positions!r}")
+    b, t = shape
+    if positions.shape[0] != b or positions.shape[1] < 1:
+        raise ValueError(
+            f"{name} must have shape ({b}, n >= 1) for tokens of shape {tuple(shape)}, got {tuple(positions.shape)}"
+        )
+    if positions.min() < 0 or positions.max() >= t:
+        raise ValueError(
+            f"{name} must hold positions in [0, {t}), got values from {int(positions.min())} to {int(positions.max())}"
+        )
+    return positions
+
+
 def check_rope_scaling(rope_scaling: Any) -> dict:
     """An HF-style scaling dict whose ``rope_type`` is in :data:`helpers.scaling.ROPE_SCALING`."""
     if not isinstance(rope_scaling, dict):
@@ -134,12 +150,25 @@ class CausalSelfAttention(nn.Module):
         bias: torch.Tensor | None,
         return_attention: bool = False,
         kv_cache: bool = False,
+        query_at: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Output (B, T, D) and, if ``return_attention``, the weights (B, H, T, T) (else None)."""
+        """Output (B, T, D) and, if ``return_attention``, the weights (B, H, T, T) (else None).
+
+        ``query_at`` (B, n) positions: compute the output only for the queries at those positions, (B, n, D) (each
+        still attends to every key up to its position); used by the last block when only some logits are needed."""
         b, t, _ = x.shape  # (B, T, D)
         q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, d_h)
         q, k = positional.rotate(q, k, rope_scaling, kv_cache)  # (B, H, T, d_h) each
         weights = None
+        if query_at is not None:
+            n = query_at.shape[1]
+            q = q.gather(2, query_at[:, None, :, None].expand(b, self.n_heads, n, self.head_dim))  # (B, H, n, d_h)
+            hidden = torch.arange(t) > query_at[..., None]  # (B, n, T): keys after the query
+            mask = torch.zeros(b, 1, n, t).masked_fill(hidden[:, None], float("-inf"))  # (B, 1, n, T)
+            if bias is not None:
+                mask = mask + bias[:, query_at].transpose(0, 1)  # (B, H, n, T)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, n, d_h)
+            return self.out(y.transpose(1, 2).reshape(b, n, self.n_heads * self.head_dim)), None  # (B, n, D)
         if return_attention:
             mask = causal_additive_mask(t) if bias is None else bias + causal_additive_mask(t)  # (T, T) or (H, T, T)
             scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim) + mask  # (B, H, T, T)
@@ -173,10 +202,14 @@ class Block(nn.Module):
         bias: torch.Tensor | None,
         return_attention: bool = False,
         kv_cache: bool = False,
+        query_at: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention, kv_cache)
-        h = h + update  # (B, T, D)
-        return h + self.mlp(self.ln2(h)), weights  # (B, T, D)
+        """(B, T, D) → (B, T, D), or (B, n, D) at the positions ``query_at`` (B, n) only."""
+        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention, kv_cache, query_at)
+        if query_at is not None:
+            h = h.gather(1, query_at[..., None].expand(-1, -1, h.shape[-1]))  # (B, n, D)
+        h = h + update  # (B, T, D) or (B, n, D)
+        return h + self.mlp(self.ln2(h)), weights  # (B, T, D) or (B, n, D)
 
 
 class TinyTransformer(nn.Module):
@@ -254,6 +287,7 @@ class TinyTransformer(nn.Module):
         rope_scaling: dict | None = _UNSET,
         return_attention: bool = False,
         kv_cache: bool = False,
+        logits_at: torch.Tensor | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         """Next-token logits (B, T, vocab_size) for ``tokens`` (B, T) int64.
 
@@ -261,6 +295,8 @@ class TinyTransformer(nn.Module):
         ``return_attention``: also return every layer's attention weights, a tuple of n_layers tensors (B, H, T, T).
         ``kv_cache``: score the sequence as token-by-token generation with a KV cache would (length-dependent RoPE
         methods only: position t uses the frequencies for t + 1 tokens, cached keys keep theirs).
+        ``logits_at``: int64 positions (B, n): return only the logits there, (B, n, vocab_size), the same numbers as
+        the full call's (up to float rounding) at about half its cost: the last block computes only those queries.
         A learned table raises IndexError (with its message) when T exceeds its ``max_seq_len``.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.is_floating_point():
@@ -269,6 +305,13 @@ class TinyTransformer(nn.Module):
             raise TypeError(f"return_attention must be a bool, got {return_attention!r}")
         if not isinstance(kv_cache, bool):
             raise TypeError(f"kv_cache must be a bool, got {kv_cache!r}")
+        if logits_at is not None:
+            check_positions("logits_at", logits_at, tokens.shape)
+            if return_attention:
+                raise ValueError(
+                    "logits_at and return_attention=True cannot be combined (the last layer's weights "
+                    "would cover only some queries)"
+                )
         if rope_scaling is _UNSET:
             rope_scaling = self.rope_scaling
         elif self.config.family != "rope" and rope_scaling is not None:
@@ -280,8 +323,28 @@ class TinyTransformer(nn.Module):
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
         bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
         weights = []
-        for block in self.blocks:
-            h, w = block(h, self.positional, rope_scaling, bias, return_attention, kv_cache)  # (B, T, D)
+        for i, block in enumerate(self.blocks):
+            last = i == len(self.blocks) - 1
+            query_at = logits_at if last else None
+            h, w = block(h, self.positional, rope_scaling, bias, return_attention, kv_cache, query_at)  # (B, T|n, D)
             weights.append(w)
-        logits = self.lm_head(self.ln_f(h))  # (B, T, V)
+        logits = self.lm_head(self.ln_f(h))  # (B, T, V) or (B, n, V)
         return (logits, tuple(weights)) if return_attention else logits
+
+    def layer_attention(
+        self, tokens: torch.Tensor, layer: int, *, rope_scaling: dict | None = _UNSET, kv_cache: bool = False
+    ) -> torch.Tensor:
+        """Attention weights (B, H, T, T) of block ``layer`` for ``tokens`` (B, T), running only blocks 0..layer
+        (the same numbers as ``forward(..., return_attention=True)[1][layer]``, without the layers above)."""
+        check_int("layer", layer, minimum=0)
+        if layer >= self.config.n_layers:
+            raise IndexError(f"layer must be < n_layers = {self.config.n_layers}, got {layer}")
+        if rope_scaling is _UNSET:
+            rope_scaling = self.rope_scaling
+        h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
+        bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
+        for block in self.blocks[:layer]:
+            h, _ = block(h, self.positional, rope_scaling, bias, False, kv_cache)  # (B, T, D)
+        block = self.blocks[layer]
+        _, weights = block.attn(block.ln1(h), self.positional, rope_scaling, bias, True, kv_cache)
+        return weights  # (B, H, T, T)
