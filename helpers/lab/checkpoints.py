@@ -8,7 +8,8 @@ Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales 
 its fine-tunes, the same way. Each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
 the fine-tune of seed k starts from ``rope`` seed k and draws its data (length 256, batch 16) from k too.
 
-Files: ``checkpoints/<model>.seed<k>.pt`` holds the float32 ``state_dict`` (tensors only; loaded with
+Files: ``checkpoints/<model>.seed<k>.pt`` holds the ``state_dict`` (float32; float16 for the learning-rate sweep's
+extra runs, see :attr:`Recipe.storage`; tensors only; loaded with
 ``torch.load(weights_only=True)``) and ``<model>.seed<k>.json`` the config, the settings, the command that reproduces
 it and the measured training time. The JSON is written last, so a run cut off mid-way leaves no JSON and is redone.
 
@@ -37,6 +38,10 @@ ROPE_BASE = 500.0
 SEEDS = (0, 1, 2)
 SCALE = "tiny"  # the default scale
 FT_LRS = ("1e-3", "3e-4", "1e-4")  # the fine-tunes' learning-rate sweep; the first is the shipped recipe's
+STORAGE_DTYPES = {"float32": torch.float32, "float16": torch.float16}
+#: Measured once, when the sweep's 24 float32 checkpoints (both scales, 3 seeds) were converted to float16: the
+#: largest change of any of their records (evaluated from the float32 originals and from the float16 files).
+FLOAT16_EFFECT = {"max_loss_change_nats": 0.00024, "passkey_cells_changed": 1, "passkey_cells": 96, "by_keys": 1}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +50,9 @@ class Recipe:
 
     ``config``: the :class:`LabConfig` of a pre-training (its ``seed`` is replaced per seed), or None for a
     fine-tune of ``init_from`` with ``rope_scaling``. ``settings``: the :class:`TrainSettings` (``seed`` replaced).
+    ``storage``: the dtype the weights are saved in (:data:`STORAGE_DTYPES`); training always runs in float32 and
+    :func:`load_model` casts back to float32. The learning-rate sweep's extra checkpoints are stored as float16
+    (half the bytes, so the sweep at both scales fits the 25 MB budget); every other checkpoint as float32.
     """
 
     name: str
@@ -53,6 +61,7 @@ class Recipe:
     config: LabConfig | None = None
     init_from: str | None = None
     rope_scaling: dict | None = None
+    storage: str = "float32"
 
     def settings_for(self, seed: int) -> TrainSettings:
         """Data seed k for seed k (a fine-tune of seed k also draws from k, at its own length and batch size)."""
@@ -157,6 +166,7 @@ for _scale in SCALES.values():
                 dataclasses.replace(_scale.fine_tune, lr=float(_lr)),
                 init_from=_scale.model_name("rope"),
                 rope_scaling=_scaling,
+                storage="float32" if _lr == FT_LRS[0] else "float16",
             )
 MODELS = tuple(RECIPES)
 
@@ -233,16 +243,18 @@ def save_checkpoint(
     directory: Path = CHECKPOINT_DIR,
     command: str | None = None,
 ) -> Path:
-    """Write ``<model>.seed<k>.pt`` (float32 state_dict, tensors only) then ``.json`` (config, settings, timing)."""
+    """Write ``<model>.seed<k>.pt`` (the state_dict in the recipe's ``storage`` dtype, tensors only) then ``.json``
+    (config, settings, timing, ``stored_dtype``)."""
     spec = recipe(name)
     directory = Path(directory)
     weights, meta_path = checkpoint_paths(name, seed, directory)
     weights.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    state = stored_state(model.state_dict(), spec.storage)
     _atomic_write(weights, lambda p: torch.save(state, p))
     meta = {
         "name": spec.name,
         "seed": seed,
+        "stored_dtype": spec.storage,
         "scale": scale_of(spec.name),
         "description": spec.description,
         "command": command or spec.command(seed),
@@ -264,6 +276,18 @@ def save_checkpoint(
     }
     _atomic_write(meta_path, lambda p: p.write_text(json.dumps(meta, indent=2) + "\n"))
     return weights
+
+
+def stored_state(state: dict[str, torch.Tensor], storage: str) -> dict[str, torch.Tensor]:
+    """A state_dict as saved: floating tensors cast to ``storage`` (a key of :data:`STORAGE_DTYPES`), detached and
+    contiguous; others unchanged."""
+    if storage not in STORAGE_DTYPES:
+        raise ValueError(f"storage must be one of {list(STORAGE_DTYPES)}, got {storage!r}")
+    dtype = STORAGE_DTYPES[storage]
+    return {
+        k: (v.detach().to(dtype) if v.is_floating_point() else v.detach()).clone().contiguous()
+        for k, v in state.items()
+    }
 
 
 def checkpoint_metadata(name: str, seed: int = 0, *, directory: Path = CHECKPOINT_DIR) -> dict:
@@ -321,6 +345,7 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
                     "length": meta["training"]["length"],
                     "seconds": meta["training"]["seconds"],
                     "final_loss": meta["training"]["final_loss"],
+                    "stored_dtype": meta.get("stored_dtype", "float32"),
                     "size_bytes": weights.stat().st_size + path.stat().st_size,
                     "command": meta["command"],
                 }
@@ -335,19 +360,26 @@ def write_checkpoint_index(directory: Path = CHECKPOINT_DIR) -> Path:
     lines = [
         "# Lab checkpoints",
         "",
-        "Generated by `python -m helpers.lab train` from the JSON next to each checkpoint. Weights are float32",
-        "`state_dict`s (tensors only; `torch.load(weights_only=True)`); configs are JSON. Times are wall-clock seconds",
+        "Generated by `python -m helpers.lab train` from the JSON next to each checkpoint. Weights are `state_dict`s",
+        "(tensors only; `torch.load(weights_only=True)`), float32 except the learning-rate sweep's extra runs",
+        "(`_lr3e-4`, `_lr1e-4`), stored as float16 to fit the 25 MB budget (trained in float32; loaded back as",
+        "float32; storing them as float16 changed their records by at most "
+        f"{FLOAT16_EFFECT['max_loss_change_nats']} nats of loss and moved {FLOAT16_EFFECT['passkey_cells_changed']} "
+        f"of {FLOAT16_EFFECT['passkey_cells']} passkey cells by {FLOAT16_EFFECT['by_keys']} key, measured against",
+        "the float32 originals when they were converted); configs are JSON. Times are wall-clock seconds",
         "with 1 torch thread on the shared 2-core machine, measured when the checkpoint was made while other jobs were",
         "running (so they are inflated and vary with the load).",
         "",
-        "| checkpoint | family | RoPE scaling | seed | steps | length | seconds | final loss | size (KB) | command |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| checkpoint | family | RoPE scaling | seed | steps | length | seconds | final loss | stored as | size (KB) "
+        "| command |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         scaling = json.dumps(r["rope_scaling"]) if r["rope_scaling"] else "-"
         lines.append(
             f"| {r['name']} | {r['family']} | `{scaling}` | {r['seed']} | {r['steps']} | {r['length']} | "
-            f"{r['seconds']:.1f} | {r['final_loss']:.3f} | {r['size_bytes'] / 1024:.0f} | `{r['command']}` |"
+            f"{r['seconds']:.1f} | {r['final_loss']:.3f} | {r['stored_dtype']} | {r['size_bytes'] / 1024:.0f} | "
+            f"`{r['command']}` |"
         )
     total = sum(r["size_bytes"] for r in rows)
     lines += [

@@ -454,15 +454,15 @@ def evaluate_all(
     }
 
 
-def merge_seeds(parts: list[dict], reuse: dict | None = None) -> dict:
-    """One scale's results from :func:`evaluate_all` run separately per seed: records in the order one call would
-    give (method, then seed), each method's seeds joined; ``eval_seconds`` is the sum of the parts' (the work of
+def merge_parts(parts: list[dict], reuse: dict | None = None) -> dict:
+    """One scale's results from :func:`evaluate_all` run in parts (per seed, per group of methods): records in the
+    order one call would give (method, then seed), each method's seeds joined; ``eval_seconds`` is the sum of the
+    parts' (the work of
     one process)."""
     scale = parts[0]["meta"]["scale"]
     if any(p["meta"]["scale"] != scale for p in parts):
         raise ValueError(f"parts must be of one scale, got {[p['meta']['scale'] for p in parts]}")
     order = {m: i for i, m in enumerate(METHODS)}
-    parts = sorted(parts, key=lambda p: p["meta"]["seeds"])
     records = sorted((r for p in parts for r in p["records"]), key=lambda r: (order[r["method"]], r["seed"]))
     methods = {}
     for m in sorted({m for p in parts for m in p["methods"]}, key=order.__getitem__):
@@ -471,7 +471,7 @@ def merge_seeds(parts: list[dict], reuse: dict | None = None) -> dict:
     seconds = round(sum(p["meta"]["eval_seconds"] for p in parts), 1)
     reused = sum(p["meta"]["reused_runs"] for p in parts)
     meta = parts[0]["meta"] | {
-        "seeds": sorted(s for p in parts for s in p["meta"]["seeds"]),
+        "seeds": sorted({s for p in parts for s in p["meta"]["seeds"]}),
         "eval_seconds": seconds,
         "reused_runs": reused,
         "full_eval_seconds": seconds if not reused else _reused_meta(reuse, scale).get("full_eval_seconds"),
@@ -496,7 +496,8 @@ def evaluate_scales(
     jobs: int = 1,
 ) -> list[dict]:
     """:func:`evaluate_all` for each scale of ``plan`` ({scale: its methods, or None for all}; ``lengths`` apply to
-    the first scale, the others use their own), one result per scale. ``jobs`` > 1: the (scale, seed) parts run in that many processes of one torch thread each (the
+    the first scale, the others use their own), one result per scale. ``jobs`` > 1: the parts (scale, seed,
+    checkpoint) run in that many processes of one torch thread each (the
     numbers are the same: each part is deterministic and the records are put back in order), so the 2-core
     machine evaluates everything in about half the time."""
     jobs = check_int("jobs", jobs, minimum=1)
@@ -517,7 +518,19 @@ def evaluate_scales(
     import concurrent.futures
     import multiprocessing
 
-    parts = [call | {"seeds": [s], "skip_untrained": seeds is None} for call in calls for s in (seeds or list(SEEDS))]
+    from helpers.lab.checkpoints import RECIPES
+
+    parts = []
+    for call in calls:
+        info = SCALES[call["scale"]]
+        names = call["methods"] or [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
+        groups: dict[str, list[str]] = {}  # one part per checkpoint: its methods share the computations at T = L
+        for m in names:
+            groups.setdefault(lab_method(m).checkpoint, []).append(m)
+        for s in seeds or list(SEEDS):
+            parts += [call | {"methods": g, "seeds": [s], "skip_untrained": seeds is None} for g in groups.values()]
+    # the longest parts first (cost ~ L² per method), so that the processes finish at about the same time
+    parts.sort(key=lambda p: -(SCALES[p["scale"]].train_len ** 2) * len(p["methods"]))
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch thread pool inherited by fork
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         done = list(pool.map(_evaluate_part, parts))
@@ -525,7 +538,7 @@ def evaluate_scales(
     for scale in plan:
         mine = [d for d in done if d["meta"]["scale"] == scale and d["records"]]
         if mine:
-            out.append(merge_seeds(mine, reuse))
+            out.append(merge_parts(mine, reuse))
     return out
 
 

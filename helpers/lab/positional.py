@@ -197,6 +197,7 @@ class RopeRotation(Positional):
             cos, sin = self.kv_cache_cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
         else:
             cos, sin = self.cos_sin(q.shape[-2], rope_scaling)  # (T, d_h/2) each
+        q, k = q.contiguous(), k.contiguous()  # views into the fused qkv output: the same numbers, faster passes
         return apply_rope(q, cos, sin, layout=self.layout), apply_rope(k, cos, sin, layout=self.layout)
 
 
