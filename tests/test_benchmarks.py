@@ -34,3 +34,14 @@ def test_bench_panels_06_runs_and_prints_a_table(capsys):
     _load("bench_panels_06").main(["--repeats", "1"])
     out = capsys.readouterr().out
     assert "| 02 waves: dimension b (reference) |" in out and "| 06 ALiBi: threshold |" in out
+
+
+def test_bench_lab_eval_checks_each_shortcut_then_times_it(capsys):
+    rows = _load("bench_lab_eval").main(["--repeats", "1", "--scales", "tiny", "--length-multiple", "2"])
+    assert [name.split(",")[0] for name, *_ in rows] == [
+        "tiny: passkey",
+        "tiny: previous-token weights",
+        "tiny: ALiBi attention",
+    ]
+    assert all(slow > 0 and fast > 0 for _, slow, fast in rows)
+    assert "| computation | replaced (ms) | shortcut (ms) | replaced ÷ shortcut |" in capsys.readouterr().out

@@ -9,13 +9,16 @@ and their names), :mod:`~helpers.lab.evaluate` (measurements), :mod:`~helpers.la
 
 API for notebooks (everything below is importable from ``helpers.lab``)
 -----------------------------------------------------------------------
-Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+linear_ft, rope+yarn_ft; ``SEEDS``)::
+Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+linear_ft, rope+yarn_ft, the sweep's
+``rope+*_ft_lr*``, and ``small/...``; ``SEEDS``)::
 
     list_checkpoints() -> list[dict]            # name, seed, family, train_len, steps, seconds, size_bytes, command
     load_model(name, seed=0) -> TinyTransformer # eval mode, loaded with torch.load(weights_only=True), cached
     model.config                                # LabConfig: family, d_model, n_layers, n_heads, train_len, rope_base ...
     model.positional                            # the Positional object (add_to_embeddings / rotate / score_bias)
     model(tokens, rope_scaling=..., return_attention=True) -> (logits, per-layer weights (B, H, T, T))
+    model(tokens, logits_at=positions (B, n)) -> logits (B, n, V) there only (the last block computes only them)
+    model.layer_attention(tokens, layer) -> (B, H, T, T), running only blocks 0..layer
     model.position_embedding, model.rows_reached   # the learned table ("learned" only) and how many rows were trained
     learned_table(model), initial_learned_table(model), position_similarity(table)
 
@@ -30,6 +33,7 @@ Evaluation and results (notebook 05)::
                                                 # (scale, method, seed, task, length): status, metrics, config
     seed_values(results, method, metric, T), summary(results, method, metric, T)   # per seed; mean, min, max
     evaluate_all(methods=None, lengths=None, seeds=None) -> results   # recompute everything from the checkpoints
+    evaluate_scales({scale: methods}, jobs=2) -> [results per scale]  # the same, in 2 processes (CLI default)
 
 Training (command line: ``python -m helpers.lab --help``)::
 
@@ -60,6 +64,7 @@ from helpers.lab.evaluate import (
     evaluate_all,
     evaluate_lm,
     evaluate_passkey,
+    evaluate_scales,
     initial_learned_table,
     learned_table,
     live_run,
@@ -106,6 +111,7 @@ __all__ = [
     "evaluate_all",
     "evaluate_lm",
     "evaluate_passkey",
+    "evaluate_scales",
     "fine_tune",
     "initial_learned_table",
     "lab_method",

@@ -612,27 +612,18 @@ def live_run(
     how = protocol(method, length, "lm", model.train_len)
     scaling = scaling_for(method, length, model)
     window = model.train_len if spec.window else length  # the baseline runs independent L-token windows
+    kwargs = {"rope_scaling": scaling, "kv_cache": how == "KV cache"} if model.config.family == "rope" else {}
     try:
         with torch.inference_mode():
-            runs = [
-                model(
-                    tokens[:, s : s + window],
-                    **(
-                        {"rope_scaling": scaling, "kv_cache": how == "KV cache"}
-                        if model.config.family == "rope"
-                        else {}
-                    ),
-                    return_attention=True,
-                )
-                for s in range(0, length, window)
-            ]  # each (logits (B, W, V), n_layers × (B, H, W, W))
+            logits = torch.cat(
+                [model(tokens[:, s : s + window], **kwargs) for s in range(0, length, window)], dim=1
+            )  # (B, T, V)
+            weights = model.layer_attention(tokens[:, :window], 0, **kwargs)  # (B, H, W, W): the first window's
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
-    logits = torch.cat([r[0] for r in runs], dim=1)  # (B, T, V)
-    weights = runs[0][1]  # the first window's (the whole sequence unless windowed)
     losses = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").mean(0)  # (T,)
-    head, previous = sharpest_previous_token_head(weights[0])
-    image = block_max(weights[0][:, head].mean(0), max_pixels)  # (P, P) (the first window's for the baseline)
+    head, previous = sharpest_previous_token_head(weights)
+    image = block_max(weights[:, head].mean(0), max_pixels)  # (P, P) (the first window's for the baseline)
     return {
         "status": "ok",
         "loss_by_position": losses.double().numpy(),
