@@ -652,6 +652,10 @@ def test_cli_train_and_evaluate_into_temporary_directories(tmp_path, capsys):
     serial = json.loads((one / "results.json").read_text())
     assert serial["records"] == results["records"]  # the same records in the same order
     assert serial["methods"] == results["methods"] and serial["checkpoints"] == results["checkpoints"]
+    assert cli.main([*argv, "--checkpoints", str(tmp_path), "--out", str(one), "--reuse"]) == 0
+    reused = json.loads((one / "results.json").read_text())
+    assert reused["records"] == serial["records"] and reused["meta"]["reused_runs"] == 4
+    assert reused["meta"]["wall_seconds"] == serial["meta"]["wall_seconds"]  # the full evaluation's time is kept
 
 
 def test_findings_name_their_seeds():
