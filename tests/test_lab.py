@@ -44,7 +44,7 @@ from helpers.lab import (
     train_model,
 )
 from helpers.lab import __main__ as cli
-from helpers.lab.checkpoints import checkpoint_paths, pending_runs, train_all
+from helpers.lab.checkpoints import checkpoint_paths, is_trained, pending_runs, scale_of, train_all
 from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
 from helpers.lab.methods import lab_method, rope_scaling_for
@@ -741,3 +741,23 @@ def test_ablation_dicts_at_both_scales():
         and (turns < 1).sum() >= 2
         and 2 * math.pi / rope_parameters_from_config(None, head_dim=64, base=1250.0)[0][-1] > 8 * small.train_len
     )
+
+
+def test_float16_measurement_covers_exactly_the_float16_checkpoints():
+    """scripts/measure_float16_effect.py retrains every float16-stored run (and only those) from a shipped parent."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "measure_float16_effect.py"
+    spec = importlib.util.spec_from_file_location("measure_float16_effect", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    runs = script.sweep_runs(["tiny", "small"])
+    stored_half = {(r["name"], r["seed"]) for r in list_checkpoints() if r["stored_dtype"] == "float16"}
+    assert set(runs) == stored_half and len(runs) == 24  # 2 fine-tunes x 2 extra rates x 3 seeds x 2 scales
+    for name, seed in runs:
+        parent = lab.RECIPES[name].init_from
+        assert parent is not None and lab.RECIPES[parent].storage == "float32" and is_trained(parent, seed)
+    assert {scale_of(n) for n, _ in script.sweep_runs(["small"])} == {"small"}
+    effect = lab.checkpoints.FLOAT16_EFFECT
+    assert 0 <= effect["max_loss_change_nats"] < 1e-3 and effect["passkey_cells"] == 4 * len(runs)
