@@ -447,7 +447,8 @@ def findings(results: dict) -> list[dict]:
                     f"{_per_seed([acc('rope+yarn', t)[i] for t in lengths[1:]])} on seed {s}"
                     for i, s in enumerate(ctx["seeds"])
                 )
-                + "; it is at least as good as every other zero-shot RoPE method at every length > L {seeds}.",
+                + "; it is at least as good as plain RoPE, PI, NTK-aware and dynamic NTK (zero-shot) at every length "
+                "> L {seeds}.",
             )
     if use("rope+yarn"):
         a8 = acc("rope+yarn", 8 * L_)
