@@ -47,6 +47,7 @@ def write_tiny_gguf(
     scaling: dict | None = None,
     extra_tensors: tuple[str, ...] = (),
     freq_base: float | None = 10000.0,
+    extra_floats: dict | None = None,
     seed: int = 0,
 ) -> Path:
     """A 1-layer Llama GGUF with float32 tensors. ``scaling``: {"type": ..., "factor": ..., other rope.scaling.*}."""
@@ -69,6 +70,8 @@ def write_tiny_gguf(
         w.add_key_length(key_length)
     if value_length is not None:
         w.add_value_length(value_length)
+    for key, value in (extra_floats or {}).items():
+        w.add_float32(key, value)
     for name, value in (scaling or {}).items():
         key = f"llama.rope.scaling.{name}"
         if name == "type":
@@ -425,7 +428,7 @@ def test_yarn_scaling_keys_become_the_models_rope(tmp_path):
     ("scaling", "extra", "match"),
     [
         ({"type": "longrope", "factor": 4.0}, (), r"type = 'longrope'.*'none', 'linear' and 'yarn'"),
-        ({"type": "linear"}, (), r"needs llama\.rope\.scaling\.factor"),
+        ({"type": "yarn", "original_context_length": 32}, (), r"needs llama\.rope\.scaling\.factor"),
         ({"type": "yarn", "factor": 2.0}, (), r"needs llama\.rope\.scaling\.original_context_length"),
         ({"type": "yarn", "factor": 2.0, "attn_factor": 0.5}, (), r"attn_factor = 0\.5.* does not implement"),
         ({"type": "linear", "factor": 2.0, "mystery": 3.0}, (), r"rope\.scaling\.mystery"),
@@ -436,6 +439,24 @@ def test_yarn_scaling_keys_become_the_models_rope(tmp_path):
 def test_rope_scaling_the_course_cannot_honour_is_refused(tmp_path, scaling, extra, match):
     with pytest.raises(ValueError, match=match):
         gguf_load.read_config(write_tiny_gguf(tmp_path / "t.gguf", scaling=scaling, extra_tensors=extra))
+
+
+@pytest.mark.parametrize(
+    ("scaling", "expected"),
+    [
+        ({"factor": 2.0}, {"rope_type": "linear", "factor": 2.0}),  # no type: llama.cpp's default, linear
+        ({"type": "none", "factor": 2.0}, None),  # llama.cpp never scales when the type is none
+        ({"type": "linear"}, None),  # no factor
+        ({"type": "linear", "factor": 1.0}, None),
+    ],
+)
+def test_scaling_defaults_follow_llama_cpp(tmp_path, scaling, expected):
+    assert gguf_load.read_config(write_tiny_gguf(tmp_path / "t.gguf", scaling=scaling)).rope_scaling == expected
+
+
+def test_the_older_scale_linear_key_is_read(tmp_path):
+    path = write_tiny_gguf(tmp_path / "t.gguf", extra_floats={"llama.rope.scale_linear": 3.0})
+    assert gguf_load.read_config(path).rope_scaling == {"rope_type": "linear", "factor": 3.0}
 
 
 def test_neutral_scaling_keys_are_accepted(tmp_path):

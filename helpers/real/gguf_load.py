@@ -123,19 +123,19 @@ def _rope_scaling(reader, arch: str, context_length: int) -> dict | None:
                 f"the GGUF has a {t.name!r} tensor (per-frequency RoPE factors: how llama.cpp stores Llama 3.1's or "
                 "LongRoPE's scaling); the course's model does not apply it, so it refuses the file"
             )
-    kind = str(keys.get("type", "none"))
-    legacy = _field(reader, f"{arch}.rope.scale_linear", required=False)  # older converters' linear factor
-    if kind == "none" and legacy is not None and float(legacy) != 1.0:
-        kind, keys["factor"] = "linear", legacy
-    if kind == "none":
+    # llama.cpp (llama_model::load_hparams): the type defaults to "linear"; the factor is rope.scaling.factor, else
+    # the older rope.scale_linear, and 0 (absent) or 1 means no scaling; type "none" never scales
+    kind = str(keys.get("type", "linear"))
+    factor = keys.get("factor", _field(reader, f"{arch}.rope.scale_linear", required=False))
+    if kind == "none" or (kind == "linear" and (factor is None or float(factor) in (0.0, 1.0))):
         return None
     if kind not in ("linear", "yarn"):
         raise ValueError(
             f"the GGUF's {prefix}type = {kind!r}: the course's model implements 'none', 'linear' and 'yarn' scaling"
         )
-    if "factor" not in keys:
+    if factor is None:
         raise ValueError(f"the GGUF's {prefix}type = {kind!r} needs {prefix}factor, which the file does not have")
-    factor = float(keys["factor"])
+    factor = float(factor)
     if not factor >= 1.0:
         raise ValueError(f"the GGUF's {prefix}factor must be >= 1, got {factor}")
     params = {"rope_type": kind, "factor": factor}
