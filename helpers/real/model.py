@@ -7,8 +7,9 @@ One block, for a sequence x of shape (T, d_model) (Llama, arXiv 2302.13971 §2; 
     x' = h + W_down · (silu(W_gate·n2(h)) ⊙ W_up·n2(h))                      (SwiGLU, arXiv 2002.05202)
 
 9 query heads share 3 key/value heads (each K/V head serves 3 query heads). Logits = n(x_final) · Eᵀ with E the
-token embedding (tied head; a file with an ``output.weight`` tensor uses that instead). The 49152-way head and the loss are computed over ``chunk`` rows at a time, so the
-(T, 49152) logits tensor (3.2 GB at 16k tokens) never exists.
+token embedding (tied head; a file with an ``output.weight`` tensor uses that instead: ``self.head``). The
+49152-way head and the loss are computed over ``chunk`` rows at a time, so the (T, 49152) logits tensor (3.2 GB at
+16k tokens) never exists.
 
 RoPE layout: the GGUF's W_q/W_k rows are stored for *interleaved* rotation (see :mod:`helpers.real.gguf_load`);
 ``layout="half_split"`` permutes them with :func:`helpers.rope.permute_qk_rows` (what HF does on load) and rotates
