@@ -20,20 +20,18 @@ augmented and annotated ones, ``for`` and ``with ... as`` targets, ``:=``), ``de
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from IPython.core.inputtransformer2 import TransformerManager
+from _cell_names import bound_names
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
 PLACEHOLDER = re.compile(r"#\s*your (code|prediction)\b|raise NotImplementedError", re.IGNORECASE)
 SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b", re.IGNORECASE)
-IGNORED_NAMES = {"_"}
 
 
 def tags(cell) -> list[str]:
@@ -50,62 +48,6 @@ def is_exercise(cell) -> bool:
 
 def is_solution(cell) -> bool:
     return cell.cell_type == "code" and ("solution" in tags(cell) or bool(SOLUTION_FIRST_LINE.match(first_line(cell))))
-
-
-class _TopLevelBindings(ast.NodeVisitor):
-    """Names a cell binds in the global namespace (see the module docstring)."""
-
-    def __init__(self):
-        self.names: set[str] = set()
-
-    def _target(self, node):
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                self.names.add(sub.id)
-
-    def visit_FunctionDef(self, node):
-        self.names.add(node.name)
-        for expr in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
-            if expr is not None:
-                self.visit(expr)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        self.names.add(node.name)
-
-    def visit_Lambda(self, node):
-        pass
-
-    def _comprehension(self, node):
-        for sub in ast.walk(node):  # only := escapes a comprehension
-            if isinstance(sub, ast.NamedExpr):
-                self._target(sub.target)
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
-
-    def visit_Import(self, node):
-        for alias in node.names:
-            self.names.add(alias.asname or alias.name.split(".")[0])
-
-    visit_ImportFrom = visit_Import
-
-    def visit_ExceptHandler(self, node):
-        if node.name:
-            self.names.add(node.name)
-        self.generic_visit(node)
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Store):
-            self.names.add(node.id)
-
-
-def bound_names(source: str) -> set[str]:
-    """Top-level names a code cell binds (IPython magics and shell escapes translated first)."""
-    tree = ast.parse(TransformerManager().transform_cell(source))
-    visitor = _TopLevelBindings()
-    visitor.visit(tree)
-    return visitor.names - IGNORED_NAMES
 
 
 def test_bound_names_on_examples():
