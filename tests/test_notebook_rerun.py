@@ -99,8 +99,22 @@ def rerun_errors(nb: nbformat.NotebookNode, executed: nbformat.NotebookNode) -> 
         index = cell.metadata.get(RERUN_KEY)
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                found.append(f"{cell_label(nb, index)}: {out.get('ename')}: {str(out.get('evalue'))[:300]}")
+                line = f"{cell_label(nb, index)}: {out.get('ename')}: {str(out.get('evalue'))[:300]}"
+                found.append(line + later_rebindings(nb, index))
     return found
+
+
+def later_rebindings(nb: nbformat.NotebookNode, index: int) -> str:
+    """A diagnosis for a failing re-run: the names cell ``index`` reads that a later cell rebinds (the last one)."""
+    try:
+        reads = read_names(nb.cells[index].source)
+        last = {}
+        for j in range(index + 1, len(nb.cells)):
+            if nb.cells[j].cell_type == "code":
+                last.update({name: j for name in reads & bound_names(nb.cells[j].source)})
+    except SyntaxError:
+        return ""
+    return "; reads " + ", ".join(f"`{n}` (rebound in cell {j})" for n, j in sorted(last.items())) if last else ""
 
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=IDS)
@@ -170,3 +184,4 @@ def test_rerun_plan_restores_the_namespace_before_each_cell():
     executed = run_notebook(plan, name="toy.ipynb", cwd=ROOT, allow_tagged_errors=True)
     errors = rerun_errors(nb, executed)
     assert len(errors) == 1 and errors[0].startswith("cell 1 (`assert x == [0, 1]`): AssertionError"), errors
+    assert errors[0].endswith("; reads `x` (rebound in cell 3)"), errors
