@@ -1,5 +1,5 @@
-"""Structure of the notebooks that had the editorial pass (issue 15): short teaching cells, one collapsed checks cell
-ending every section that has code, every wrong-answer demonstration ends with ``else: raise``, a stated time, and
+"""Structure of every notebook (found by glob, so a new chapter is checked without a list): short teaching cells, one
+collapsed checks cell ending every section that has code, every wrong-answer demonstration ends with ``else: raise``, a stated time, and
 (chapter 01) no RoPE taught before chapter 04."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-#: Notebooks the editorial pass has reached; the others follow when it does.
-EDITED = ["01_position_blindness", "02_sinusoidal", "03_learned", "04_rope", "05_length_extension"]
+#: Notebooks exempt from these checks, with the reason. Meant to be empty: a notebook is checked as soon as it exists.
+SKIP: dict[str, str] = {}
+EDITED = [p.stem for p in sorted(NOTEBOOKS.glob("*.ipynb")) if p.stem not in SKIP]  # every notebook, less SKIP
 #: Cells allowed over the 25-line limit, with the reason.
 LONG_CELLS = {"264f35b9": "notebook 03's lab evaluation cell, shared with the lab's seeds (issue 12)"}
 #: Sections whose rewrite is under way elsewhere, by (notebook, header prefix), with the reason. Remove an entry as
@@ -81,7 +82,7 @@ def test_wrong_answer_demonstrations_raise_if_accepted(name):
 
 @pytest.mark.parametrize("name", EDITED)
 def test_title_states_a_time(name):
-    assert re.search(r"\*\*Time:?\*\*:? about \d+ minutes", _src(_cells(name)[0])), name
+    assert re.search(r"\*\*Time:?\*\*:? about \d+ min", _src(_cells(name)[0])), name  # "min" or "minutes"
 
 
 def test_chapter_01_teaches_no_rope_before_its_appendix():
