@@ -30,7 +30,7 @@ IDS = [p.stem for p in NOTEBOOKS]
 TOLERANCE = 0.10
 STATED = re.compile(
     r"\*\*Time:?\*\*:?\s*about\s+(?P<core>\d+)\s*min(?:utes)?\b"
-    r"(?:\s*\(\+\s*(?P<optional>\d+)\s*(?:min(?:utes)?\s+)?optional\))?",
+    r"(?:\s*\(\+\s*(?P<optional>\d+)\s*(?:min(?:utes)?\s+)?optional\b[^)]*\))?",
     re.IGNORECASE,
 )
 
