@@ -1,4 +1,4 @@
-"""Figures for notebook 01 (position blindness).
+"""Figures for notebook 01 (position blindness), and the weight-scale figure of notebook 04 (RoPE), Appendix C.
 
 Self-attention without position information is permutation-equivariant: reorder the tokens and the
 outputs are the same rows, reordered (errata E9). A causal mask breaks that symmetry, and weights drawn

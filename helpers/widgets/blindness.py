@@ -1,4 +1,4 @@
-"""Panels for notebook 01 (position blindness).
+"""Panels for notebook 01 (position blindness), and the weight-scale panel of notebook 04 (RoPE), Appendix C.
 
 * :func:`explorer_panel`: reorder the chapter's tokens, switch position information (none / X + PE /
   RoPE) and the causal mask; redraws the attention heatmap and the mean-pooled output next to the
