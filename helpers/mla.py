@@ -81,7 +81,9 @@ def decoupled_rope_scores(
     if q_rot.shape[:3] != (b, h, t):
         raise ValueError(f"q_rot must be (B, H, T, d_rope) = ({b}, {h}, {t}, d), got {tuple(q_rot.shape)}")
     if k_nope.shape[:2] != (b, h) or k_nope.shape[-1] != q_nope.shape[-1]:
-        raise ValueError(f"k_nope must be (B, H, S, d_nope) matching q_nope {tuple(q_nope.shape)}, got {tuple(k_nope.shape)}")
+        raise ValueError(
+            f"k_nope must be (B, H, S, d_nope) matching q_nope {tuple(q_nope.shape)}, got {tuple(k_nope.shape)}"
+        )
     s = k_nope.shape[2]
     if k_rot.shape != (b, 1, s, q_rot.shape[-1]):
         raise ValueError(

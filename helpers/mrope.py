@@ -40,7 +40,7 @@ def _check_segment(index: int, segment, merge: int) -> tuple[str, tuple[int, ...
         return kind, (check_int(f"segments[{index}] text length", size, minimum=1),)
     if not isinstance(size, (tuple, list)) or len(size) != 3:
         raise ValueError(f"segments[{index}] {kind} grid must be (t, h, w) in patches, got {size!r}")
-    t, h, w = (check_int(f"segments[{index}] {kind} grid {a}", v, minimum=1) for a, v in zip("thw", size))
+    t, h, w = (check_int(f"segments[{index}] {kind} grid {a}", v, minimum=1) for a, v in zip("thw", size, strict=True))
     if kind == "image" and t != 1:
         raise ValueError(f"segments[{index}] is an image, so its grid t must be 1, got {t} (use 'video' for frames)")
     if h % merge or w % merge:

@@ -162,7 +162,10 @@ def test_turns_within():
     "call,match",
     [
         (lambda: proportional_inv_freq(15, 1e4), "dim must be a positive even integer, got 15"),
-        (lambda: proportional_inv_freq(16, 1e4, partial_rotary_factor=1.5), r"partial_rotary_factor must be in \(0, 1\]"),
+        (
+            lambda: proportional_inv_freq(16, 1e4, partial_rotary_factor=1.5),
+            r"partial_rotary_factor must be in \(0, 1\]",
+        ),
         (lambda: proportional_inv_freq(16, 1e4, 0.5), "factor must be a finite number >= 1, got 0.5"),
         (lambda: proportional_inv_freq(16, -1.0), "base must be a finite number > 0, got -1.0"),
         (lambda: no_rope_layers(4, no_rope_layers=[1, 0, 2, 1]), "each 1 \\(RoPE\\) or 0"),

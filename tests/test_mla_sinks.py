@@ -116,7 +116,9 @@ def test_rotated_key_is_shared_and_content_carries_no_position():
         (lambda: mla_softmax_scale(128, 63), "qk_rope_head_dim must be a positive even integer, got 63"),
         (lambda: mla_softmax_scale(128, 64, {"rope_type": "yarn", "mscale_all_dim": 1}), "no 'factor'"),
         (
-            lambda: decoupled_rope_scores(*[torch.zeros(1, 2, 3, 4)] * 4, torch.ones(3, 2), torch.zeros(3, 2), scale=1.0),
+            lambda: decoupled_rope_scores(
+                *[torch.zeros(1, 2, 3, 4)] * 4, torch.ones(3, 2), torch.zeros(3, 2), scale=1.0
+            ),
             r"k_rot must be \(B, 1, S, d_rope\)",
         ),
         (
@@ -161,7 +163,10 @@ def test_sink_weight_is_what_the_rows_lose():
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda: sink_attention(*[torch.zeros(1, 2, 3, 4)] * 3, torch.zeros(3)), r"sinks must have shape \(H,\) = \(2,\)"),
+        (
+            lambda: sink_attention(*[torch.zeros(1, 2, 3, 4)] * 3, torch.zeros(3)),
+            r"sinks must have shape \(H,\) = \(2,\)",
+        ),
         (lambda: sink_attention(*[torch.zeros(2, 3, 4)] * 3, torch.zeros(2)), r"shape \(B, H, T, D\)"),
         (lambda: sink_attention(*[torch.zeros(1, 2, 3, 4)] * 3, torch.zeros(2), scale=-1.0), "scale must be"),
         (lambda: sink_attention(*[torch.zeros(1, 2, 3, 4)] * 3, torch.zeros(2, dtype=torch.long)), "floating-point"),

@@ -97,8 +97,12 @@ def _hf_cos_sin(kind, head_dim, section, ids, base):
 
 @pytest.mark.parametrize(
     "kind,head_dim,section",
-    [("sectioned", 128, [16, 24, 24]), ("sectioned", 16, [2, 3, 3]), ("interleaved", 128, [24, 20, 20]),
-     ("interleaved", 24, [4, 4, 4])],
+    [
+        ("sectioned", 128, [16, 24, 24]),
+        ("sectioned", 16, [2, 3, 3]),
+        ("interleaved", 128, [24, 20, 20]),
+        ("interleaved", 24, [4, 4, 4]),
+    ],
 )
 @pytest.mark.parametrize("segments", SEQUENCES[:3])
 def test_cos_sin_equal_hf(kind, head_dim, section, segments):
