@@ -168,9 +168,11 @@ GALLERY: dict[str, dict] = {
         },
         "context_length": 32768,
         "sources": {
-            "all": "Qwen3 technical report, arXiv 2505.09388 (Qwen3-8B: 36 layers; RoPE base raised to 1,000,000 in the "
-            "long-context stage; 32,768 native context, YaRN beyond); head_dim 128: HF class defaults Qwen3Config "
-            "(checkpoint Qwen/Qwen3-8B)",
+            "layers, context": "Qwen3-8B model card (36 layers, 32 query / 8 KV heads, 32,768 tokens natively, "
+            "131,072 with YaRN)",
+            "base": "Qwen3 technical report, arXiv 2505.09388 §3.2 (RoPE base raised from 10,000 to 1,000,000 for the "
+            "long-context stage); head_dim 128 and base 1,000,000 also on the apxml Qwen3-8B page (third-party)",
+            "head_dim": "HF class defaults: Qwen3Config (checkpoint Qwen/Qwen3-8B)",
         },
     },
     "Qwen2.5-VL 7B": {
@@ -185,7 +187,8 @@ GALLERY: dict[str, dict] = {
         "context_length": 128000,
         "sources": {
             "layers, width, heads": "Qwen2.5-VL technical report, arXiv 2502.13923, Table 1 (7B: 28 layers, "
-            "hidden 3584, 28 heads)",
+            "hidden 3584, 28 heads); the printed Qwen2_5_VLForConditionalGeneration module tree in "
+            "acproject/duorou docs/qwen2.5vl_graph.md (28 decoder layers, q_proj 3584 → 3584, k_proj 3584 → 512)",
             "rope": "config.json of Qwen/Qwen2.5-VL-7B-Instruct (rope_theta 1e6, mrope_section [16, 24, 24], "
             "max_position_embeddings 128000); mrope_section is also HF 5.24's default",
         },

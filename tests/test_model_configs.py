@@ -150,3 +150,13 @@ def test_bad_configs(config, match):
 def test_bad_context_length():
     with pytest.raises(ValueError, match="context_length"):
         layer_table({"num_hidden_layers": 1, "head_dim": 8})
+
+
+def test_gallery_is_plain_data():
+    """helpers.model_gallery is layer 0 (plain data): importing it loads neither torch nor numpy."""
+    import subprocess
+    import sys
+
+    code = "import sys, helpers.model_gallery; print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
