@@ -41,7 +41,8 @@ def _hf(entry):
     config_name, rotary_name = HF_CLASSES[family]
     config_mod = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
     model_mod = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
-    kwargs = {k: v for k, v in entry["config"].items()}
+    # HF derives layer_types itself (from its pattern or no_rope_layers): leave ours out so that the test compares them
+    kwargs = {k: v for k, v in entry["config"].items() if k != "layer_types"}
     if family in ("llama", "qwen3", "qwen2_5_vl", "smollm3") and "hidden_size" not in kwargs:
         kwargs.update(hidden_size=kwargs["head_dim"] * 2, num_attention_heads=2)
     if family in ("gemma3", "gemma4", "llama4", "gpt_oss"):
@@ -75,7 +76,8 @@ def test_entry_equals_hf_config_and_rotary_embedding(name):
     entry = GALLERY[name]
     config, emb = _hf(entry)
     ours = rope_by_layer_type(entry["config"])
-    assert list(config.layer_types if getattr(config, "layer_types", None) else ours.layer_types) == ours.layer_types
+    if "layer_types" in entry["config"]:
+        assert list(config.layer_types) == ours.layer_types
     if hasattr(config, "no_rope_layers"):
         assert [bool(x) for x in config.no_rope_layers] == ours.rotates.tolist()
     per_type = hasattr(emb, "layer_types") and isinstance(getattr(emb, "rope_type", None), dict)
@@ -160,3 +162,24 @@ def test_gallery_is_plain_data():
     code = "import sys, helpers.model_gallery; print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["Gemma 3 27B", "Gemma 4 26B-A4B"])
+def test_cos_sin_equal_hf_forward_with_layer_type(name):
+    """HF's per-layer-type forward (``layer_type=``) equals cos/sin of the course's frequencies (half-split cat).
+
+    HF forms m·θ in float32, so its angle at position m is off by up to about m·2^-23 rad (the course's is float64):
+    at m = 4095 that is 5e-4, the tolerance; at m = 60000 HF is already 4e-3 away.
+    """
+    import torch
+
+    from helpers.layer_schedules import rope_cos_sin_with_zeros
+
+    entry = GALLERY[name]
+    _, emb = _hf(entry)
+    positions = torch.tensor([[0, 1, 7, 511, 1000, 4095]])
+    for layer_type, rope in rope_by_layer_type(entry["config"]).by_type.items():
+        hf_cos, hf_sin = emb(torch.zeros(1), positions, layer_type)  # (1, T, D)
+        cos, sin = rope_cos_sin_with_zeros(positions[0].numpy(), rope.inv_freq, attention_factor=rope.attention_factor)
+        torch.testing.assert_close(torch.cat([cos, cos], -1), hf_cos[0], atol=5e-4, rtol=0)
+        torch.testing.assert_close(torch.cat([sin, sin], -1), hf_sin[0], atol=5e-4, rtol=0)
