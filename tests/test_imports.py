@@ -31,6 +31,12 @@ LAYERS: dict[str, int] = {
     "helpers.scaling": 2,
     "helpers.attention": 2,
     "helpers.score_biases": 1,  # ALiBi and T5 biases: maths on torch, below the lab
+    "helpers.model_gallery": 0,  # real models' position fields: plain data
+    "helpers.layer_schedules": 2,  # proportional/partial RoPE, NoPE layers, Llama 4 temperature (rope only)
+    "helpers.mrope": 2,
+    "helpers.sinks": 2,
+    "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
+    "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
     "helpers.lab": 3,
     "helpers.real": 3,
     "helpers.real.__main__": 6,  # command-line entry points may use the figures too

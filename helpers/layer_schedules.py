@@ -1,0 +1,190 @@
+"""Which layers rotate, and how much of each head: partial and proportional RoPE, NoPE layers, layer-type patterns.
+
+2025–26 models no longer give every layer the same positional encoding:
+
+* **proportional** RoPE (Gemma 4's full-attention layers): the first p·D/2 pairs keep the frequencies full RoPE
+  gives them and the other pairs get θ = 0 (they carry no position). :func:`proportional_inv_freq`.
+* **partial** RoPE under ``default`` (GPT-NeoX, Phi, GLM): D_r = int(p·D) dimensions rotate with their *own*
+  exponent, as if the head were D_r wide. :func:`partial_default_inv_freq` (the contrast).
+* **NoPE layers** (SmolLM3's ``no_rope_layers``, Llama 4's iRoPE): some layers do not rotate at all.
+  :func:`no_rope_layers`; Llama 4 scales the queries of those layers by a temperature that grows with position,
+  :func:`llama4_query_temperature`.
+* **layer types** (Gemma 3/4, gpt-oss, OLMo 3): ``layer_types`` lists "sliding_attention" / "full_attention" per layer.
+  :func:`sliding_layer_types` builds the "n−1 sliding, then one full" pattern HF builds when a config has none.
+
+Plain NumPy/torch maths on top of :mod:`helpers.rope`; the per-layer-type config reader that also needs the scaling
+methods is :func:`helpers.model_configs.rope_by_layer_type`. Formulas: ``shared/design/reference-formulas.md``,
+section "2025–26 position designs".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from helpers._checks import check_dim, check_int, check_positions, check_positive
+from helpers.rope import partial_rotary_dim
+
+__all__ = [
+    "llama4_query_temperature",
+    "no_rope_layers",
+    "partial_default_inv_freq",
+    "proportional_inv_freq",
+    "proportional_rotated_pairs",
+    "rope_cos_sin_with_zeros",
+    "sliding_layer_types",
+    "turns_within",
+]
+
+ScalingResult = tuple[np.ndarray, float]
+
+
+def _check_fraction(name: str, value) -> float:
+    f = check_positive(name, value)
+    if f > 1:
+        raise ValueError(f"{name} must be in (0, 1], got {f}")
+    return f
+
+
+# --------------------------------------------------------------------------- proportional vs partial
+def proportional_rotated_pairs(dim: int, partial_rotary_factor: float = 1.0) -> int:
+    """r = int(p·D // 2): the number of pairs proportional RoPE rotates (HF ``rope_angles``); the rest get θ = 0."""
+    dim = check_dim("dim", dim)
+    p = _check_fraction("partial_rotary_factor", partial_rotary_factor)
+    return int(p * dim // 2)
+
+
+def proportional_inv_freq(dim: int, base: float, factor: float = 1.0, *, partial_rotary_factor: float = 1.0):
+    """Proportional RoPE: the rotated pairs keep full-RoPE frequencies, the others carry no position.
+
+    With r = int(p·D // 2):  θ_i = b^(−2i/D) / s for i < r,  θ_i = 0 for r ≤ i < D/2;  attention factor 1.
+    The exponent divides by the **full** head dimension D, so pair i < r turns exactly as in full RoPE, and the
+    output always has D/2 entries (a θ of 0 means cos = 1, sin = 0: those dimensions pass through). Contrast
+    :func:`partial_default_inv_freq`, where the D_r rotated dimensions get the exponent −2i/D_r.
+
+    ``dim``: the full head dimension D (not the rotated part). ``factor``: s >= 1, divides every θ_i (HF default 1).
+    Shapes: returns inv_freq (D/2,) float64 (zeros after the first r) and 1.0.
+    Source: HF transformers 5.24 ``modeling_rope_utils._compute_proportional_rope_parameters`` (Gemma 4's
+    ``full_attention`` layers: p = 0.25, b = 1e6). HF computes in float32: agreement about 1e-7 relative.
+    """
+    dim = check_dim("dim", dim)
+    base = check_positive("base", base)
+    factor = check_positive("factor", factor, minimum=1.0, inclusive=True)
+    r = proportional_rotated_pairs(dim, partial_rotary_factor)
+    inv_freq = np.zeros(dim // 2, dtype=np.float64)  # (D/2,)
+    # θ_i = b^(−2i/D) for i < r (full-D exponent), 0 otherwise; then / s
+    inv_freq[:r] = base ** (-np.arange(0, 2 * r, 2, dtype=np.float64) / dim)  # (r,)
+    return inv_freq / factor, 1.0  # (D/2,)
+
+
+def partial_default_inv_freq(dim: int, base: float, *, partial_rotary_factor: float = 1.0) -> ScalingResult:
+    """Partial RoPE under ``default`` (GPT-NeoX, Phi, GLM): D_r = int(p·D) dimensions rotate as a D_r-wide RoPE.
+
+    θ_i = b^(−2i/D_r), i = 0 .. D_r/2 − 1; attention factor 1. The slowest rotated pair is the slowest pair of a
+    D_r-dimensional RoPE (much slower than pair D_r/2 − 1 of a D-wide one), and the other D − D_r dimensions of
+    each head are passed through (``apply_rope(..., rotary_dim=D_r)``): the output has D_r/2 entries, not D/2.
+
+    ``dim``: the full head dimension D. Shapes: returns inv_freq (D_r/2,) float64 and 1.0.
+    Source: HF 5.24 ``Glm4RotaryEmbedding.compute_default_rope_parameters`` (``dim = int(head_dim ·
+    partial_rotary_factor)``), GPT-NeoX (Black et al. 2022, arXiv 2204.06745 §2.1, 25 % of dimensions rotated).
+    """
+    rotary = partial_rotary_dim(dim, partial_rotary_factor)
+    base = check_positive("base", base)
+    # θ_i = b^(−2i/D_r)
+    return base ** (-np.arange(0, rotary, 2, dtype=np.float64) / rotary), 1.0  # (D_r/2,)
+
+
+def rope_cos_sin_with_zeros(
+    positions, inv_freq, *, attention_factor: float = 1.0, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos(m·θ_i)·a and sin(m·θ_i)·a for frequency lists that contain θ = 0 (proportional RoPE's unrotated pairs).
+
+    Same as :func:`helpers.rope.rope_cos_sin`, which refuses θ <= 0, but θ_i = 0 is allowed (cos = a, sin = 0).
+    ``positions``: an int T or an array (T,) of positions >= 0. ``inv_freq``: (D/2,) finite, >= 0, at least one > 0.
+    Shapes: returns two tensors (T, D/2). Angles in float64, then cast to ``dtype``.
+    Source: HF ``Gemma4TextRotaryEmbedding.forward`` (before ``cat(freqs, freqs)``).
+    """
+    pos = check_positions("positions", positions)  # (T,)
+    theta = np.asarray(inv_freq.detach().cpu() if isinstance(inv_freq, torch.Tensor) else inv_freq, dtype=np.float64)
+    if theta.ndim != 1 or theta.size == 0:
+        raise ValueError(f"inv_freq must be a non-empty 1-D array of shape (D/2,), got shape {theta.shape}")
+    if not np.all(np.isfinite(theta)) or theta.min() < 0 or theta.max() <= 0:
+        raise ValueError("inv_freq must hold finite values >= 0, at least one of them > 0")
+    a = check_positive("attention_factor", attention_factor)
+    angles = torch.from_numpy(np.outer(pos, theta))  # (T, D/2) float64
+    return (angles.cos() * a).to(dtype), (angles.sin() * a).to(dtype)  # (T, D/2) each
+
+
+# --------------------------------------------------------------------------- NoPE layers
+def no_rope_layers(
+    num_hidden_layers: int, *, no_rope_layers: Sequence[int] | None = None, no_rope_layer_interval: int = 4
+) -> np.ndarray:
+    """Which layers rotate: 1 where layer ℓ uses RoPE, 0 where it is a NoPE layer (SmolLM3, Llama 4).
+
+    Without an explicit list, layer ℓ (0-based) rotates iff (ℓ + 1) mod n ≠ 0 (n = ``no_rope_layer_interval``): every
+    n-th layer has no positional encoding (layers 3, 7, 11, … for n = 4). An explicit ``no_rope_layers`` (HF's name,
+    despite what it holds: 1 = RoPE) is checked (one 0/1 entry per layer) and returned. HF treats an empty list
+    like ``None``; so does this function.
+    Shapes: returns an int array (num_hidden_layers,) of 0/1.
+    Source: HF 5.24 ``SmolLM3Config.__post_init__`` and ``Llama4TextConfig.__post_init__``; Llama 4's "iRoPE"
+    (Meta 2025, model card); NoPE: Kazemnejad et al. 2023, arXiv 2305.19466.
+    """
+    n_layers = check_int("num_hidden_layers", num_hidden_layers, minimum=1)
+    if no_rope_layers:
+        if isinstance(no_rope_layers, (str, bytes)):
+            raise TypeError(f"no_rope_layers must be a list of 0/1, got {no_rope_layers!r}")
+        arr = np.asarray(list(no_rope_layers))
+        if arr.shape != (n_layers,) or not np.isin(arr, (0, 1)).all() or arr.dtype == bool:
+            raise ValueError(
+                f"no_rope_layers must be a list of num_hidden_layers = {n_layers} entries, each 1 (RoPE) or 0 "
+                f"(NoPE), got {list(no_rope_layers)!r}"
+            )
+        return arr.astype(int)  # (layers,)
+    interval = check_int("no_rope_layer_interval", no_rope_layer_interval, minimum=1)
+    # rotates iff (ℓ + 1) mod n ≠ 0
+    return np.array([int((i + 1) % interval != 0) for i in range(n_layers)])  # (layers,)
+
+
+def llama4_query_temperature(positions, *, attn_scale: float = 0.1, floor_scale: int = 8192) -> np.ndarray:
+    """Llama 4's query temperature in its NoPE layers: τ(m) = 1 + α·ln(1 + ⌊(m + 1)/F⌋).
+
+    The query at position m is multiplied by τ(m) (only in layers that do not rotate, and only when
+    ``attn_temperature_tuning``); τ = 1 for m < F − 1, then it grows by steps every F positions, like the log-length
+    scaling of attention logits that keeps softmax from flattening over long contexts.
+    ``positions``: an int T (0 .. T−1) or an array (T,) of positions >= 0; α = ``attn_scale`` (> 0, default 0.1),
+    F = ``floor_scale`` (integer >= 1, default 8192).
+    Shapes: returns float64 (T,).
+    Source: HF 5.24 ``Llama4TextAttention.forward`` (``log1p(floor((positions + 1) / floor_scale)) * attn_scale +
+    1``), citing Nakanishi 2025, arXiv 2501.19399 (scalable softmax).
+    """
+    pos = check_positions("positions", positions)  # (T,)
+    alpha = check_positive("attn_scale", attn_scale)
+    floor = check_int("floor_scale", floor_scale, minimum=1)
+    # τ(m) = 1 + α · ln(1 + ⌊(m + 1)/F⌋)
+    return 1.0 + alpha * np.log1p(np.floor((pos + 1.0) / floor))  # (T,)
+
+
+# --------------------------------------------------------------------------- layer types
+LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")
+
+
+def sliding_layer_types(num_hidden_layers: int, sliding_window_pattern: int = 6) -> list[str]:
+    """HF's default ``layer_types``: layer ℓ is "full_attention" iff (ℓ + 1) mod n = 0, else "sliding_attention".
+
+    n = 6 gives five sliding layers then one full, repeated (Gemma 3, Gemma 4); n = 2 alternates (gpt-oss).
+    Shapes: a list of num_hidden_layers strings. Source: HF 5.24 ``Gemma3TextConfig.__post_init__``
+    (``sliding_window_pattern``), ``Gemma4TextConfig.__post_init__``, ``GptOssConfig.__post_init__``.
+    """
+    n_layers = check_int("num_hidden_layers", num_hidden_layers, minimum=1)
+    n = check_int("sliding_window_pattern", sliding_window_pattern, minimum=1)
+    return ["sliding_attention" if (i + 1) % n else "full_attention" for i in range(n_layers)]
+
+
+def turns_within(inv_freq, length: int) -> np.ndarray:
+    """L·θ_i/(2π): full turns pair i makes within ``length`` positions (0 for θ = 0). Shapes: (D/2,) float64."""
+    theta = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
+    length = check_int("length", length, minimum=1)
+    return length * theta / (2 * math.pi)  # (D/2,)
