@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from helpers._checks import check_choice, check_positive
 from helpers.rope import LAYOUTS, Rotary, partial_rotary_dim
 from helpers.scaling._args import ScalingResult, check_length
-from helpers.scaling.registry import CALLER_KEYS, ROPE_SCALING
+from helpers.scaling.registry import CALLER_KEYS, ROPE_SCALING, ScalingMethod
 
 __all__ = ["rope_parameters_from_config", "rotary_from_config"]
 
@@ -49,6 +49,15 @@ def rope_parameters_from_config(
     Source: HF ``RotaryEmbeddingConfigMixin.standardize_rope_params`` and ``ROPE_INIT_FUNCTIONS``.
     Used by notebook 05.
     """
+    config = _checked_config(config)
+    rope_type = _rope_type(config)
+    dim, base = _dim_and_base(config, head_dim, base, partial_rotary_factor)
+    spec = ROPE_SCALING[rope_type]
+    return spec.fn(dim, base, **_method_kwargs(spec, config, max_position_embeddings, seq_len))
+
+
+def _checked_config(config) -> dict:
+    """The dict without its None values, after checking it is one method's flat dict (not a whole model config)."""
     if config is None:
         config = {}
     if not isinstance(config, Mapping):
@@ -66,14 +75,22 @@ def rope_parameters_from_config(
         raise ValueError(
             f"config has nested dicts under {nested} (per-layer-type RoPE, e.g. Gemma 3); pass one of them"
         )
-    config = {k: v for k, v in config.items() if v is not None}
+    return {k: v for k, v in config.items() if v is not None}
 
+
+def _rope_type(config: dict) -> str:
+    """``rope_type`` (5.x) or ``type`` (old ``rope_scaling``), ``default`` if neither; a registry key."""
     rope_type = config.get("rope_type", config.get("type", "default"))
     if "rope_type" in config and "type" in config and config["type"] != config["rope_type"]:
         raise ValueError(f"config has conflicting rope_type={config['rope_type']!r} and type={config['type']!r}")
     if rope_type not in ROPE_SCALING:
         raise ValueError(f"unknown RoPE scaling method {rope_type!r}; known methods: {sorted(ROPE_SCALING)}")
+    return rope_type
 
+
+def _dim_and_base(config: dict, head_dim: int, base, partial_rotary_factor) -> tuple[int, float]:
+    """The rotary dimension d and the base b, from the arguments or the dict's ``rope_theta`` /
+    ``partial_rotary_factor`` (a conflicting value raises; b defaults to HF's 10000)."""
     if "rope_theta" in config:
         theta = check_positive("rope_theta", config["rope_theta"])
         if base is not None and check_positive("base", base) != theta:
@@ -88,9 +105,13 @@ def rope_parameters_from_config(
                 f"partial_rotary_factor={prf}; give one of them"
             )
         partial_rotary_factor = prf
-    dim = partial_rotary_dim(head_dim, partial_rotary_factor)
+    return partial_rotary_dim(head_dim, partial_rotary_factor), base
 
-    spec = ROPE_SCALING[rope_type]
+
+def _method_kwargs(spec: ScalingMethod, config: dict, max_position_embeddings, seq_len) -> dict:
+    """The method's keyword arguments: its keys of the dict (others warn, as HF logs them) and the caller's
+    max_position_embeddings / seq_len where it reads them; raises naming what is missing."""
+    rope_type = spec.name
     names, required = set(spec.parameters), set(spec.required)
     kwargs = {k: v for k, v in config.items() if k in names and k not in CALLER_KEYS}
     # max_position_embeddings / seq_len are model-level arguments: in the dict they are ignored (and reported)
@@ -98,7 +119,7 @@ def rope_parameters_from_config(
     if unknown:
         warnings.warn(
             f"ignoring keys {unknown} that rope_type {rope_type!r} does not use (it uses {sorted(names - CALLER_KEYS)})",
-            stacklevel=2,
+            stacklevel=3,  # the caller of rope_parameters_from_config
         )
     for key, value in (("max_position_embeddings", max_position_embeddings), ("seq_len", seq_len)):
         if key in names and value is not None:
@@ -119,7 +140,7 @@ def rope_parameters_from_config(
         where = {"max_position_embeddings": " (argument)", "seq_len": " (argument)"}
         described = ", ".join(f"{k!r}{where.get(k, '')}" for k in missing)
         raise ValueError(f"rope_type {rope_type!r} needs {described}; config keys given: {sorted(config)}")
-    return spec.fn(dim, base, **kwargs)
+    return kwargs
 
 
 def rotary_from_config(
