@@ -132,8 +132,8 @@ def _method_kwargs(spec: ScalingMethod, config: dict, max_position_embeddings, s
                 "rope_type 'yarn' needs 'factor' in the config, or max_position_embeddings to compute "
                 "factor = max_position_embeddings / original_max_position_embeddings"
             )
-        original = check_length("original_max_position_embeddings", kwargs["original_max_position_embeddings"])
-        kwargs["factor"] = check_length("max_position_embeddings", max_position_embeddings) / original
+        train_len = check_length("original_max_position_embeddings", kwargs["original_max_position_embeddings"])
+        kwargs["factor"] = check_length("max_position_embeddings", max_position_embeddings) / train_len
 
     missing = sorted(required - set(kwargs))
     if missing:
