@@ -59,6 +59,7 @@ PANELS: dict[str, str] = {
     "yarn": "notebook 05 §5: θ′/θ of the methods YaRN is compared with (helpers.widgets.extension.YarnView)",
     "compare": "notebook 05 §7: θ′/θ and score of every method, one chosen (helpers.widgets.extension.METHODS_SHOWN)",
     "grid": "notebook 05 §7: small multiples, one column per method (helpers.plots.extension.GRID_METHODS)",
+    "table": "notebook 05 §7: the printed table of θ′/θ per method and its checks",
     "real": "notebook 07: the methods measured on SmolLM2-135M (helpers.real.model.EVAL_METHODS)",
 }
 
@@ -149,29 +150,35 @@ class ScalingMethod:
 ROPE_SCALING: dict[str, ScalingMethod] = {
     spec.name: spec
     for spec in (
-        ScalingMethod("default", default_inv_freq, hf=True, panels=("compare", "real"), lab="main"),
+        ScalingMethod("default", default_inv_freq, hf=True, panels=("compare", "table", "real"), lab="main"),
         ScalingMethod(
-            "linear", linear_inv_freq, hf=True, panels=("slowdown", "yarn", "compare", "grid", "real"), lab="main"
+            "linear",
+            linear_inv_freq,
+            hf=True,
+            panels=("slowdown", "yarn", "compare", "grid", "table", "real"),
+            lab="main",
         ),
         ScalingMethod(
             "linear_keep_fast", linear_keep_fast_inv_freq, knobs={"keep_pairs": "keep_pairs"}, lab="ablation"
         ),
-        ScalingMethod("ntk", ntk_inv_freq, panels=("slowdown", "yarn", "compare", "grid", "real"), lab="main"),
-        ScalingMethod("ntk_chapter", ntk_chapter_inv_freq, panels=("slowdown", "compare")),
-        ScalingMethod("dynamic", dynamic_ntk_inv_freq, hf=True, scale_from_length=True, panels=("real",), lab="main"),
+        ScalingMethod("ntk", ntk_inv_freq, panels=("slowdown", "yarn", "compare", "grid", "table", "real"), lab="main"),
+        ScalingMethod("ntk_chapter", ntk_chapter_inv_freq, panels=("slowdown", "compare", "table")),
+        ScalingMethod(
+            "dynamic", dynamic_ntk_inv_freq, hf=True, scale_from_length=True, panels=("table", "real"), lab="main"
+        ),
         ScalingMethod(
             "yarn",
             yarn_inv_freq,
             hf=True,
             knobs={"beta_fast": "beta_fast"},
-            panels=("yarn", "compare", "grid", "real"),
+            panels=("yarn", "compare", "grid", "table", "real"),
             lab="main",
         ),
         ScalingMethod(
             "yarn_paper",
             yarn_paper_inv_freq,
             knobs={"beta_fast": "beta"},
-            panels=("yarn", "compare"),
+            panels=("yarn", "compare", "table"),
             lab="ablation",
         ),
         ScalingMethod(
@@ -179,7 +186,7 @@ ROPE_SCALING: dict[str, ScalingMethod] = {
             llama3_inv_freq,
             hf=True,
             hf_defaults={"low_freq_factor": 1.0, "high_freq_factor": 4.0},
-            panels=("compare", "grid", "real"),
+            panels=("compare", "grid", "table", "real"),
             lab="ablation",
         ),
         ScalingMethod("longrope", longrope_inv_freq, hf=True),
