@@ -8,7 +8,9 @@ Two tables, both plain data (no torch, no matplotlib), so that every layer can i
 * :data:`POSITIONAL_FAMILIES`: where position enters a transformer (added to the input, rotated into q and k, added
   to the scores, or nothing at all). Their keys are the lab's positional methods and the names in its results.
 
-Adding a scaling method means: its function in :mod:`helpers.scaling`, its registry entry, one line here, its tests.
+Adding a scaling method means: its function in a :mod:`helpers.scaling` module, its spec in
+:data:`helpers.scaling.registry.ROPE_SCALING` (which panels show it, the lab's group), one line here; the panels of
+notebooks 05 and 07, the lab's evaluation and the per-method tests then include it.
 """
 
 from __future__ import annotations

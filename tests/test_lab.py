@@ -47,7 +47,7 @@ from helpers.lab import __main__ as cli
 from helpers.lab.checkpoints import checkpoint_paths, is_trained, pending_runs, scale_of, train_all
 from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
-from helpers.lab.methods import lab_method, rope_scaling_for
+from helpers.lab.methods import ABLATIONS, MAIN, lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
 from helpers.lab.records import at_scale
 from helpers.lab.report import (
@@ -65,7 +65,7 @@ from helpers.lab.report import (
 from helpers.lab.train import ProgressBar, learning_rate
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
-from helpers.scaling import rope_parameters_from_config, yarn_get_mscale
+from helpers.scaling import ROPE_SCALING, rope_parameters_from_config, yarn_get_mscale
 
 TINY = {"d_model": 32, "n_layers": 1, "n_heads": 2, "d_ff": 64, "train_len": 16, "max_seq_len": 32}
 QUICK = {"steps": 4, "batch_size": 4, "warmup": 2}
@@ -470,6 +470,21 @@ def test_method_names_labels_and_colours_come_from_helpers_methods():
     assert lab_method("rope+linear_ft").checkpoint == "rope+linear_ft" and lab_method("rope+ntk").checkpoint == "rope"
     with pytest.raises(ValueError, match="method must be one of"):
         lab_method("pi")
+
+
+def test_the_lab_runs_every_registry_method_of_its_groups_zero_shot():
+    """A registry method with a lab group is evaluated (in that group), and its dict runs at 4L."""
+    plain = {m.scaling: name for name, m in METHODS.items() if m.zero_shot and m.variant is None}
+    for name, spec in ROPE_SCALING.items():
+        assert (name in plain) == (spec.lab is not None), name
+        if spec.lab is not None:
+            assert plain[name] in {"main": MAIN, "ablation": ABLATIONS}[spec.lab], name
+    for method in METHODS:
+        config = rope_scaling_for(method, 256, 64, {"rope_type": "linear", "factor": 4.0})
+        inv_freq, a = rope_parameters_from_config(
+            config, head_dim=16, base=500.0, max_position_embeddings=64, seq_len=256
+        )
+        assert inv_freq.shape == (8,) and a > 0, method
 
 
 def test_zero_shot_scaling_is_plain_rope_at_training_length():

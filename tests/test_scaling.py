@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import scaling
+from helpers import methods, scaling
 from helpers.scaling import (
     ROPE_SCALING,
     default_inv_freq,
@@ -480,62 +481,95 @@ def test_llama31_8b_band_counts():
 
 
 # --------------------------------------------------------------------------- registry and configs
-def test_registry_keys_and_signatures():
-    assert set(ROPE_SCALING) == {
-        "default",
-        "linear",
-        "linear_keep_fast",
-        "ntk",
-        "ntk_chapter",
-        "dynamic",
-        "yarn",
-        "yarn_paper",
-        "llama3",
-        "longrope",
-    }
+# Keys a (factor, train length) pair does not determine, for the methods that need them (LongRoPE's searched lists,
+# one per rotary pair of a 64-dimensional head). A new method that needs more fails below, naming the keys.
+UNDETERMINED = {"longrope": {"short_factor": [1.0] * 32, "long_factor": [4.0] * 32}}
+
+
+def test_registry_specs_are_consistent():
     assert set(scaling.HF_ROPE_TYPES) <= set(ROPE_SCALING)
-    for name, fn in ROPE_SCALING.items():
-        assert list(inspect.signature(fn).parameters)[:2] == ["dim", "base"], name
+    for name, spec in ROPE_SCALING.items():
+        assert spec.name == name and list(inspect.signature(spec.fn).parameters)[:2] == ["dim", "base"], name
+        assert spec.info is methods.SCALING_METHODS[name]
+        assert set(spec.required) <= set(spec.parameters) and set(spec.config_keys) <= set(spec.parameters)
+        assert spec.reads_length == ("seq_len" in inspect.signature(spec.fn).parameters), name
+        assert set(spec.undetermined) == set(UNDETERMINED.get(name, {})), name
+    for panel in scaling.PANELS:
+        shown = scaling.methods_in(panel)
+        assert list(shown) == [k for k in ROPE_SCALING if k in shown]  # in the registry's order
 
 
-@pytest.mark.parametrize(
-    ("name", "params"),
-    [
-        ("default", {}),
-        ("linear", {"factor": 4.0}),
-        ("linear_keep_fast", {"factor": 4.0}),
-        ("ntk", {"factor": 4.0}),
-        ("ntk_chapter", {"factor": 4.0}),
-        # effective NTK scale s·l/L − s + 1 = 4·6000/4096 − 3 ≈ 2.86 <= s (at 9000 it would be 5.8 > s)
-        ("dynamic", {"factor": 4.0, "seq_len": 6000, "max_position_embeddings": 4096}),
-        ("yarn", {"factor": 4.0, "original_max_position_embeddings": 4096}),
-        ("yarn_paper", {"factor": 4.0, "original_max_position_embeddings": 4096}),
-        ("llama3", {"factor": 4.0, "original_max_position_embeddings": 4096}),
-        (
-            "longrope",
-            {
-                "short_factor": [1.0] * 32,
-                "long_factor": [4.0] * 32,
-                "original_max_position_embeddings": 4096,
-                "factor": 4.0,
-            },
-        ),
-    ],
-)
-def test_every_method_returns_float64_and_float(name, params):
-    inv_freq, a = ROPE_SCALING[name](64, 1e4, **params)
+@pytest.mark.parametrize("name", list(ROPE_SCALING))
+def test_every_method_returns_float64_and_float(name):
+    """The contract of every registry method, run with the dict scaling_config builds for s = 4, L = 4096."""
+    config = scaling.scaling_config(name, 4.0, 4096, **UNDETERMINED.get(name, {}))
+    seq_len = 6000 if ROPE_SCALING[name].scale_from_length else 4 * 4096  # dynamic: scale l/L ≈ 1.46 <= s
+    inv_freq, a = rope_parameters_from_config(config, head_dim=64, max_position_embeddings=4096, seq_len=seq_len)
     assert inv_freq.dtype == np.float64 and inv_freq.shape == (32,)
     assert type(a) is float and a > 0
     assert np.all(np.isfinite(inv_freq)) and np.all(inv_freq > 0)
     # every method slows the slowest pair by a factor in [1, s] (longrope: short lists of 1 → unchanged)
     assert 1 - 1e-12 <= theta(64, 1e4)[-1] / inv_freq[-1] <= 4 * (1 + 1e-12)
-    if name != "default":
-        assert rope_parameters_from_config(
-            {"rope_type": name, **{k: v for k, v in params.items() if k not in ("seq_len", "max_position_embeddings")}},
-            head_dim=64,
-            seq_len=params.get("seq_len"),
-            max_position_embeddings=params.get("max_position_embeddings"),
-        )[0] == pytest.approx(inv_freq, rel=1e-15)
+    # the registry entry is the function, called with the dict's keys and the caller's arguments
+    spec = ROPE_SCALING[name]
+    caller = {"max_position_embeddings": 4096, "seq_len": seq_len}
+    kwargs = {k: v for k, v in {**config, **caller}.items() if k in spec.parameters}
+    direct = ROPE_SCALING[name](64, 1e4, **kwargs)
+    np.testing.assert_array_equal(direct[0], inv_freq)
+    assert direct[1] == a
+
+
+@pytest.mark.parametrize("name", scaling.HF_ROPE_TYPES)
+def test_every_hf_method_matches_hf_on_the_built_dict(hf, name):
+    """scaling_config(hf=True) builds a dict HF 5.24 accepts, and HF computes our numbers from it."""
+    for d, b, s, length in grid():
+        if d != 64:
+            continue
+        config = scaling.scaling_config(name, s, length, hf=True, **UNDETERMINED.get(name, {}))
+        params = {k: v for k, v in config.items() if k != "rope_type"}
+        for seq_len in (length, 3 * length):
+            what = f"{name} b={b} s={s} L={length} seq_len={seq_len}"
+            ref = hf(name, d, b, max_position_embeddings=length, seq_len=seq_len, **params)
+            ours = rope_parameters_from_config(
+                config, head_dim=d, base=b, max_position_embeddings=length, seq_len=seq_len
+            )
+            assert_same(ours, ref, what=what)
+
+
+def test_scaling_config_builds_the_methods_dicts():
+    assert scaling.scaling_config("default", 4.0, 64) == {"rope_type": "default"}
+    assert scaling.scaling_config("linear", 4, 64) == {"rope_type": "linear", "factor": 4.0}
+    assert scaling.scaling_config("yarn", 2.0, 64, attention_factor=1.0) == {
+        "rope_type": "yarn",
+        "factor": 2.0,
+        "original_max_position_embeddings": 64,
+        "attention_factor": 1.0,
+    }
+    # the scale of dynamic NTK comes from the current length: factor 1 (the paper's l/L), s as HF configs carry it
+    assert scaling.scaling_config("dynamic", 4.0, 64) == {"rope_type": "dynamic", "factor": 1.0}
+    assert scaling.scaling_config("dynamic", 4.0, 64, hf=True) == {"rope_type": "dynamic", "factor": 4.0}
+    assert scaling.scaling_config("llama3", 8.0, 8192, hf=True) == LLAMA31
+    with pytest.raises(ValueError, match=r"method must be one of \[.*'linear'.*\], got 'PI'"):
+        scaling.scaling_config("PI", 4.0, 64)
+    with pytest.raises(ValueError, match=r"factor must be .* >= 1, got 0\.5"):
+        scaling.scaling_config("linear", 0.5, 64)
+    with pytest.raises(ValueError, match=r"method 'linear' does not read \['beta_fast'\]"):
+        scaling.scaling_config("linear", 2.0, 64, beta_fast=16.0)
+    with pytest.raises(ValueError, match=r"method 'longrope' needs \['long_factor', 'short_factor'\]"):
+        scaling.scaling_config("longrope", 2.0, 64)
+
+
+def test_a_spec_is_checked_when_it_is_written():
+    with pytest.raises(ValueError, match=r"first parameters are \(dim, base\)"):
+        scaling.ScalingMethod("bad", lambda base, dim: (None, 1.0))
+    with pytest.raises(ValueError, match=r"\['beta'\] are not parameters of linear_inv_freq"):
+        scaling.ScalingMethod("bad", linear_inv_freq, knobs={"beta_fast": "beta"})
+    with pytest.raises(ValueError, match=r"panel must be one of"):
+        scaling.ScalingMethod("bad", linear_inv_freq, panels=("sidebar",))
+    with pytest.raises(ValueError, match=r"lab must be one of"):
+        scaling.ScalingMethod("bad", linear_inv_freq, lab="sweep")
+    with pytest.raises(ValueError, match=r"panel must be one of"):
+        scaling.methods_in("sidebar")
 
 
 def test_type_and_rope_type_keys_are_equivalent():
@@ -688,7 +722,7 @@ BAD_CALLS = [
     (
         lambda: rope_parameters_from_config({"type": "ntk-by-parts"}, head_dim=64),
         ValueError,
-        r"unknown RoPE scaling method 'ntk-by-parts'; known methods: \['default', 'dynamic', 'linear', 'linear_keep_fast', 'llama3'",
+        re.escape(f"unknown RoPE scaling method 'ntk-by-parts'; known methods: {sorted(ROPE_SCALING)}"),
     ),
     (
         lambda: rope_parameters_from_config({"type": "linear"}, head_dim=64),
@@ -755,7 +789,8 @@ def test_bad_input_raises_with_clear_message(call, exc, match):
 def test_extension_frequencies_are_the_registry_methods():
     m = scaling.extension_frequencies(64, 1e4, 4.0, 1024)
     # every registry method whose parameters follow from (s, L); LongRoPE needs searched factor lists
-    assert list(m) == [k for k in scaling.ROPE_SCALING if k != "longrope"]
+    assert list(m) == [k for k, spec in scaling.ROPE_SCALING.items() if not spec.undetermined]
+    assert "longrope" not in m
     theta = scaling.default_inv_freq(64, 1e4)[0]
     np.testing.assert_allclose(m["default"][0], theta)
     np.testing.assert_allclose(m["linear"][0], theta / 4)
@@ -770,6 +805,15 @@ def test_extension_frequencies_are_the_registry_methods():
         scaling.extension_frequencies(16, 1e4, 2.0, 64, methods=["PI"])
     with pytest.raises(ValueError, match=r"method 'longrope' needs \['long_factor', 'short_factor'\]"):
         scaling.extension_frequencies(16, 1e4, 2.0, 64, methods=["longrope"])
+    # a knob goes to each method that has it, under its own name (β_fast: YaRN's beta_fast, the paper's beta)
+    knob = scaling.extension_frequencies(
+        64, 1e4, 4.0, 1024, methods=["linear", "yarn", "yarn_paper"], knobs={"beta_fast": 8}
+    )
+    np.testing.assert_array_equal(knob["linear"][0], m["linear"][0])
+    assert_same(knob["yarn"], yarn_inv_freq(64, 1e4, 4.0, 1024, beta_fast=8))
+    assert_same(knob["yarn_paper"], yarn_paper_inv_freq(64, 1e4, 4.0, 1024, beta=8))
+    with pytest.raises(ValueError, match=r"knobs must be among \[.*\], got unknown \['beta_fst'\]"):
+        scaling.extension_frequencies(16, 1e4, 2.0, 64, knobs={"beta_fst": 8})
 
 
 def test_dynamic_ntk_scale_is_one_up_to_l_then_linear():

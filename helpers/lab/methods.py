@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
+from helpers.scaling import ROPE_SCALING, scaling_config
 
 __all__ = ["ABLATIONS", "LR_SWEEP", "MAIN", "METHODS", "VARIANTS", "LabMethod", "lab_method", "rope_scaling_for"]
 
@@ -122,39 +123,42 @@ class LabMethod:
         return {"name": self.name, **dataclasses.asdict(self), "checkpoint": self.checkpoint, "label": self.label}
 
 
+#: Lab entries that go with a registry method: plain RoPE's L-token-window baseline (in the main comparison) and the
+#: zero-shot variants (ablations), each listed right after its method.
+_COMPANIONS: dict[str, dict[str, tuple[LabMethod, ...]]] = {
+    "main": {"default": (LabMethod("rope", "default", window=True),)},
+    "ablation": {
+        "ntk": (LabMethod("rope", "ntk", variant="alpha2s"),),
+        "dynamic": (LabMethod("rope", "dynamic", variant="onepass"),),
+        "yarn": (LabMethod("rope", "yarn", variant="no_temperature"),),
+    },
+}
+
+
+def _zero_shot(group: str) -> tuple[LabMethod, ...]:
+    """The registry's methods the lab runs zero-shot in ``group`` (their spec's ``lab`` field), in the registry's
+    order, each followed by its companions."""
+    out: list[LabMethod] = []
+    for name, spec in ROPE_SCALING.items():
+        if spec.lab == group:
+            out.append(LabMethod("rope", name))
+        out += _COMPANIONS[group].get(name, ())
+    return tuple(out)
+
+
+_FAMILIES = tuple(LabMethod(family) for family in ("nope", "sinusoidal", "learned", "alibi", "t5_bias"))
+_FINE_TUNES = (LabMethod("rope", "linear", finetune=True), LabMethod("rope", "yarn", finetune=True))
+_SWEEP = tuple(
+    LabMethod("rope", scaling, finetune=True, lr=lr) for scaling in ("linear", "yarn") for lr in ("3e-4", "1e-4")
+)
+
 METHODS: dict[str, LabMethod] = {
-    m.name: m
-    for m in (
-        LabMethod("nope"),
-        LabMethod("sinusoidal"),
-        LabMethod("learned"),
-        LabMethod("alibi"),
-        LabMethod("t5_bias"),
-        LabMethod("rope", "default"),
-        LabMethod("rope", "default", window=True),
-        LabMethod("rope", "linear"),
-        LabMethod("rope", "ntk"),
-        LabMethod("rope", "dynamic"),
-        LabMethod("rope", "yarn"),
-        LabMethod("rope", "linear", finetune=True),
-        LabMethod("rope", "yarn", finetune=True),
-        # ablations and protocols (issue 12)
-        LabMethod("rope", "linear_keep_fast"),
-        LabMethod("rope", "ntk", variant="alpha2s"),
-        LabMethod("rope", "dynamic", variant="onepass"),
-        LabMethod("rope", "yarn", variant="no_temperature"),
-        LabMethod("rope", "yarn_paper"),
-        LabMethod("rope", "llama3"),
-        LabMethod("rope", "linear", finetune=True, lr="3e-4"),
-        LabMethod("rope", "linear", finetune=True, lr="1e-4"),
-        LabMethod("rope", "yarn", finetune=True, lr="3e-4"),
-        LabMethod("rope", "yarn", finetune=True, lr="1e-4"),
-    )
+    m.name: m for m in (*_FAMILIES, *_zero_shot("main"), *_FINE_TUNES, *_zero_shot("ablation"), *_SWEEP)
 }
 #: The main comparison (the tables the README and notebook 05 show first).
-MAIN = tuple(METHODS)[:13]
+MAIN = tuple(m.name for m in (*_FAMILIES, *_zero_shot("main"), *_FINE_TUNES))
 #: The ablations and protocol variants of zero-shot methods, and the fine-tunes' learning-rate sweep.
-ABLATIONS = tuple(name for name in tuple(METHODS)[13:] if not METHODS[name].finetune)
+ABLATIONS = tuple(m.name for m in _zero_shot("ablation"))
 LR_SWEEP = tuple(name for name in METHODS if METHODS[name].finetune)
 #: The zero-shot RoPE methods, in the order tables list them.
 ZERO_SHOT = tuple(name for name in MAIN if METHODS[name].zero_shot)
@@ -176,9 +180,10 @@ def rope_scaling_for(
     """The HF-style scaling dict ``method`` uses at evaluation length T (None = plain RoPE, or not a RoPE model).
 
     ``trained_scaling``: the fine-tuned checkpoint's own dict (fine-tuned methods return it unchanged).
-    ``keep_pairs``: how many of the fastest pairs ``linear_keep_fast`` leaves unchanged (the lab passes the number
-    YaRN keeps at that scale). ``dynamic`` returns factor 1 (the YaRN paper's s = max(1, l/L)); its protocol
-    variants change how it is run, not the dict.
+    ``keep_pairs``: how many of the fastest pairs a method with that knob (``linear_keep_fast``) leaves unchanged
+    (the lab passes the number YaRN keeps at that scale). The dict is :func:`helpers.scaling.scaling_config`'s at
+    s = max(1, T/L): ``dynamic`` gets factor 1 (the YaRN paper's s = max(1, l/L)); its protocol variants change how
+    it is run, not the dict.
     """
     spec = lab_method(method)
     if spec.family != "rope" or spec.window or spec.scaling == "default":
@@ -186,15 +191,9 @@ def rope_scaling_for(
     if spec.finetune:
         return trained_scaling
     factor = max(1.0, length / train_len)
-    if spec.scaling == "dynamic":
-        return {"rope_type": "dynamic", "factor": 1.0}
-    if spec.scaling in ("yarn", "yarn_paper", "llama3"):
-        out = {"rope_type": spec.scaling, "factor": factor, "original_max_position_embeddings": train_len}
-        if spec.variant == "no_temperature":
-            out["attention_factor"] = 1.0
-        return out
-    if spec.scaling == "linear_keep_fast":
-        return {"rope_type": "linear_keep_fast", "factor": factor, "keep_pairs": keep_pairs}
     if spec.variant == "alpha2s" and length > train_len:
         factor *= 2
-    return {"rope_type": spec.scaling, "factor": factor}
+    params = ROPE_SCALING[spec.scaling].knob_params({"keep_pairs": keep_pairs})
+    if spec.variant == "no_temperature":
+        params["attention_factor"] = 1.0
+    return scaling_config(spec.scaling, factor, train_len, **params)

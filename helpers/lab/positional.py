@@ -37,7 +37,7 @@ from torch import nn
 from helpers import score_biases
 from helpers.learned import LearnedPositionalEmbedding
 from helpers.rope import RopeCache, apply_rope
-from helpers.scaling import rope_parameters_from_config
+from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
 from helpers.score_biases import alibi_bias
 from helpers.sinusoidal import sinusoidal_table
 
@@ -53,8 +53,9 @@ __all__ = [
 ]
 
 
-#: Scaling methods whose frequencies depend on the current length T (one cache per T for them).
-LENGTH_DEPENDENT = ("dynamic", "longrope")
+#: Scaling methods whose frequencies depend on the current length T (one cache per T for them): the registry's
+#: methods that read ``seq_len``.
+LENGTH_DEPENDENT = tuple(name for name, spec in ROPE_SCALING.items() if spec.reads_length)
 
 
 class Positional(nn.Module):

@@ -153,7 +153,7 @@ class Slowdown:
     :meth:`update` sets the data.
     """
 
-    METHODS = ("linear", "ntk", "ntk_chapter")
+    METHODS = scaling.methods_in("slowdown")  # registry keys, in the registry's order
 
     def __init__(self, ax):
         self.ax = ax
@@ -461,8 +461,8 @@ def plot_score_vs_distance(
     return ScoreVsDistance(new_axes(ax), legend=legend).update(methods, train_len, max_distance, highlight=highlight)
 
 
-#: The four methods of :func:`plot_methods_grid`, one column each (registry keys).
-GRID_METHODS = ("linear", "ntk", "yarn", "llama3")
+#: The methods of :func:`plot_methods_grid`, one column each: the registry's methods shown in panel ``"grid"``.
+GRID_METHODS = scaling.methods_in("grid")
 
 
 def plot_methods_grid(

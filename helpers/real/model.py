@@ -22,38 +22,30 @@ turns into (inv_freq, attention_factor). Used by notebook 07.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from helpers._checks import check_choice, check_int, check_positive
+from helpers._checks import check_choice, check_int
 from helpers.real.gguf_load import LlamaConfig
 from helpers.rope import LAYOUTS, apply_rope, permute_qk_rows, rope_cos_sin
-from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
+from helpers.scaling import methods_in, rope_parameters_from_config, scaling_config
 
 __all__ = ["EVAL_METHODS", "RealLlama", "rope_parameters"]
 
-#: The scaling methods chapter 07 measures (registry keys of :data:`helpers.scaling.ROPE_SCALING`).
-EVAL_METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
+#: The scaling methods notebook 07 measures: the registry's methods shown in panel ``"real"``
+#: (:data:`helpers.scaling.ROPE_SCALING`), in its order.
+EVAL_METHODS = methods_in("real")
 
 
 def rope_parameters(method: str, factor: float = 2.0, *, original_max_position_embeddings: int = 8192) -> dict:
     """The HF-style ``rope_parameters`` dict of ``method`` at scale ``factor`` for a model trained on L tokens.
 
-    ``default`` ignores ``factor``. YaRN and Llama 3 get ``original_max_position_embeddings`` = L (HF 5.x needs
-    it); Llama 3 uses Meta's low/high frequency factors 1 and 4; YaRN HF's β_fast = 32, β_slow = 1.
+    :func:`helpers.scaling.scaling_config` with ``hf=True``: ``default`` ignores ``factor``; methods that read L
+    get ``original_max_position_embeddings`` (HF 5.x needs it); dynamic NTK keeps factor s (HF's formula); Llama 3
+    gets Meta's low/high frequency factors 1 and 4; YaRN HF's β_fast = 32, β_slow = 1 (its defaults).
     """
-    check_choice("method", method, tuple(ROPE_SCALING))
-    if method == "default":
-        return {"rope_type": "default"}
-    params = {"rope_type": method, "factor": float(check_positive("factor", factor, minimum=1.0, inclusive=True))}
-    if method in ("yarn", "llama3", "longrope"):
-        params["original_max_position_embeddings"] = int(original_max_position_embeddings)
-    if method == "llama3":
-        params.update(low_freq_factor=1.0, high_freq_factor=4.0)
-    return params
+    return scaling_config(method, factor, original_max_position_embeddings, hf=True)
 
 
 class KVCache:
@@ -284,8 +276,3 @@ class RealLlama:
                 break
             hidden = self.hidden_states([nxt], method=method, factor=factor, cache=cache)  # (1, d_model)
         return new
-
-
-def nats_to_perplexity(nats: float) -> float:
-    """exp(mean loss)."""
-    return math.exp(nats)

@@ -84,6 +84,11 @@ def ntk_panel() -> W.VBox:
 
 
 # --------------------------------------------------------------------------- section 5
+#: The methods of section 5's right panel: the registry's methods shown in panel ``"yarn"`` (β_fast goes to each
+#: method with that knob).
+YARN_COMPARED = scaling.methods_in("yarn")
+
+
 class YarnView(View):
     """Left: YaRN's ramp (code and paper). Right: θ′_i/θ_i for YaRN against PI and NTK-aware at the same s.
 
@@ -101,12 +106,10 @@ class YarnView(View):
     def update(self, factor, train_len, beta_fast, dim, base):
         self.ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0)
         theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
-        curves = {
-            "linear": scaling.linear_inv_freq(dim, base, factor)[0],
-            "ntk": scaling.ntk_inv_freq(dim, base, factor)[0],
-            "yarn": scaling.yarn_inv_freq(dim, base, factor, train_len, beta_fast=beta_fast)[0],
-            "yarn_paper": scaling.yarn_paper_inv_freq(dim, base, factor, train_len, beta=beta_fast)[0],
-        }  # {method key: (D/2,)}
+        freqs = scaling.extension_frequencies(
+            dim, base, factor, train_len, methods=YARN_COMPARED, knobs={"beta_fast": beta_fast}
+        )
+        curves = {k: inv for k, (inv, _) in freqs.items()}  # {method key: (D/2,)}
         ax1 = self.ratios.update(curves, theta, factor=factor, highlight="yarn")
         _title(ax1, f"θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}")
         return self.fig
@@ -140,8 +143,9 @@ def yarn_panel() -> W.VBox:
 
 
 # --------------------------------------------------------------------------- section 7
-#: The methods of section 7, by registry key (labels and colours from :data:`helpers.methods.SCALING_METHODS`).
-METHODS_SHOWN = ("default", "linear", "ntk", "ntk_chapter", "yarn", "yarn_paper", "llama3")
+#: The methods of section 7: the registry's methods shown in panel ``"compare"`` (labels and colours from
+#: :data:`helpers.methods.SCALING_METHODS`).
+METHODS_SHOWN = scaling.methods_in("compare")
 
 
 class MethodsView(View):

@@ -1,0 +1,238 @@
+"""The registry of RoPE scaling methods: one :class:`ScalingMethod` spec per method, and the one config builder.
+
+A spec holds what the rest of the course needs to know about a method, so that no other module keeps a list of
+method names:
+
+* its function (``fn(dim, base, **params) -> (inv_freq, attention_factor)``); the keys of a config it reads are the
+  function's parameter names (:attr:`ScalingMethod.config_keys`), whether it reads the current length is whether it
+  takes ``seq_len`` (:attr:`ScalingMethod.reads_length`);
+* whether its numbers are HF transformers 5.24's (``hf``), whether its scale comes from the current length
+  (``scale_from_length``), the keys HF requires written out (``hf_defaults``);
+* where the course shows it: the panels of notebooks 05 and 07 (``panels``, keys of :data:`PANELS`, drawn in the
+  registry's order) and the tiny-model lab's group (``lab``, one of :data:`LAB_GROUPS`);
+* its label, colour and description: :data:`helpers.methods.SCALING_METHODS` under the same key
+  (:attr:`ScalingMethod.info`).
+
+:func:`scaling_config` builds a method's HF-style dict for a (factor, train length) pair; the lab, the real model
+and notebook 05's comparison all call it. Adding a method: its function, one spec in :data:`ROPE_SCALING`, one line
+in :data:`helpers.methods.SCALING_METHODS`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from helpers._checks import check_choice
+from helpers.methods import SCALING_METHODS, MethodInfo
+from helpers.scaling._args import ScalingResult, check_factor, check_length
+from helpers.scaling.by_parts import (
+    llama3_inv_freq,
+    longrope_inv_freq,
+    yarn_inv_freq,
+    yarn_paper_inv_freq,
+)
+from helpers.scaling.pi_ntk import (
+    default_inv_freq,
+    dynamic_ntk_inv_freq,
+    linear_inv_freq,
+    linear_keep_fast_inv_freq,
+    ntk_chapter_inv_freq,
+    ntk_inv_freq,
+)
+
+__all__ = [
+    "CALLER_KEYS",
+    "HF_ROPE_TYPES",
+    "LAB_GROUPS",
+    "PANELS",
+    "ROPE_SCALING",
+    "ScalingMethod",
+    "methods_in",
+    "scaling_config",
+]
+
+#: Where the course shows scaling methods; a spec's ``panels`` names some of these.
+PANELS: dict[str, str] = {
+    "slowdown": "notebook 05 §3: per-pair slowdown θ_i/θ′_i (helpers.plots.extension.Slowdown)",
+    "yarn": "notebook 05 §5: θ′/θ of the methods YaRN is compared with (helpers.widgets.extension.YarnView)",
+    "compare": "notebook 05 §7: θ′/θ and score of every method, one chosen (helpers.widgets.extension.METHODS_SHOWN)",
+    "grid": "notebook 05 §7: small multiples, one column per method (helpers.plots.extension.GRID_METHODS)",
+    "table": "notebook 05 §7: the printed table of θ′/θ per method and its checks",
+    "real": "notebook 07: the methods measured on SmolLM2-135M (helpers.real.model.EVAL_METHODS)",
+}
+
+#: The tiny-model lab's groups for a method it runs zero-shot: the main comparison, or the ablations.
+LAB_GROUPS: tuple[str, ...] = ("main", "ablation")
+
+#: Arguments supplied by the caller (model-level values), not by a ``rope_scaling`` dict.
+CALLER_KEYS = frozenset({"max_position_embeddings", "seq_len"})
+
+# The keys a (factor, train length) pair determines.
+_FROM_FACTOR_AND_LENGTH = frozenset({"factor", "original_max_position_embeddings"})
+
+
+@dataclass(frozen=True)
+class ScalingMethod:
+    """One RoPE scaling method: its function and what the course needs to configure, compare and show it.
+
+    ``name``: the registry key (HF's ``rope_type`` where HF has the method). ``fn``: ``fn(dim, base, **params)``.
+    ``hf``: its numbers are HF transformers 5.24's (the tests cross-check them). ``scale_from_length``: the
+    method sets its scale from the current length l, so :func:`scaling_config` gives it factor 1 (dynamic NTK).
+    ``hf_defaults``: keys HF 5.24 requires in the dict beyond factor and L, with the values the course uses (they
+    equal the function's defaults). ``knobs``: course-wide setting names -> this method's parameter (``beta_fast``:
+    the turns above which a pair is kept; ``keep_pairs``: how many fastest pairs are kept). ``panels``: keys of :data:`PANELS`. ``lab``: a key of
+    :data:`LAB_GROUPS`, or None if the lab does not run it zero-shot.
+    """
+
+    name: str
+    fn: Callable[..., ScalingResult]
+    hf: bool = False
+    scale_from_length: bool = False
+    hf_defaults: Mapping[str, float] = field(default_factory=dict)
+    knobs: Mapping[str, str] = field(default_factory=dict)
+    panels: tuple[str, ...] = ()
+    lab: str | None = None
+
+    def __post_init__(self):
+        params = list(inspect.signature(self.fn).parameters)
+        if params[:2] != ["dim", "base"]:
+            raise ValueError(f"{self.name}: a scaling function's first parameters are (dim, base), got {params[:2]}")
+        unknown = sorted({*self.hf_defaults, *self.knobs.values()} - set(self.parameters))
+        if unknown:
+            raise ValueError(f"{self.name}: {unknown} are not parameters of {self.fn.__name__}")
+        for panel in self.panels:
+            check_choice(f"{self.name}: panel", panel, tuple(PANELS))
+        if self.lab is not None:
+            check_choice(f"{self.name}: lab", self.lab, LAB_GROUPS)
+
+    def __call__(self, dim: int, base: float, **params) -> ScalingResult:
+        """``fn(dim, base, **params)``: ``ROPE_SCALING[name](...)`` calls the method."""
+        return self.fn(dim, base, **params)
+
+    def knob_params(self, knobs: Mapping[str, float]) -> dict:
+        """``{parameter: value}`` for the course-wide knobs this method has (``knobs``: knob name -> value)."""
+        return {self.knobs[k]: v for k, v in knobs.items() if k in self.knobs}
+
+    @property
+    def info(self) -> MethodInfo:
+        """Label, colour, line style, description and paper (:data:`helpers.methods.SCALING_METHODS`)."""
+        return SCALING_METHODS[self.name]
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Every parameter of the function after (dim, base)."""
+        return tuple(inspect.signature(self.fn).parameters)[2:]
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The parameters without a default."""
+        params = list(inspect.signature(self.fn).parameters.values())[2:]
+        return tuple(p.name for p in params if p.default is inspect.Parameter.empty)
+
+    @property
+    def config_keys(self) -> tuple[str, ...]:
+        """The keys of a ``rope_scaling`` dict the method reads (its parameters minus the caller's arguments)."""
+        return tuple(p for p in self.parameters if p not in CALLER_KEYS)
+
+    @property
+    def reads_length(self) -> bool:
+        """Whether the method reads the current length (``seq_len``): dynamic NTK, LongRoPE's list switch."""
+        return "seq_len" in self.parameters
+
+    @property
+    def undetermined(self) -> tuple[str, ...]:
+        """Required config keys a (factor, train length) pair does not determine (LongRoPE's searched lists)."""
+        return tuple(sorted(set(self.required) - _FROM_FACTOR_AND_LENGTH - CALLER_KEYS))
+
+
+ROPE_SCALING: dict[str, ScalingMethod] = {
+    spec.name: spec
+    for spec in (
+        ScalingMethod("default", default_inv_freq, hf=True, panels=("compare", "table", "real"), lab="main"),
+        ScalingMethod(
+            "linear",
+            linear_inv_freq,
+            hf=True,
+            panels=("slowdown", "yarn", "compare", "grid", "table", "real"),
+            lab="main",
+        ),
+        ScalingMethod(
+            "linear_keep_fast", linear_keep_fast_inv_freq, knobs={"keep_pairs": "keep_pairs"}, lab="ablation"
+        ),
+        ScalingMethod("ntk", ntk_inv_freq, panels=("slowdown", "yarn", "compare", "grid", "table", "real"), lab="main"),
+        ScalingMethod("ntk_chapter", ntk_chapter_inv_freq, panels=("slowdown", "compare", "table")),
+        ScalingMethod(
+            "dynamic", dynamic_ntk_inv_freq, hf=True, scale_from_length=True, panels=("table", "real"), lab="main"
+        ),
+        ScalingMethod(
+            "yarn",
+            yarn_inv_freq,
+            hf=True,
+            knobs={"beta_fast": "beta_fast"},
+            panels=("yarn", "compare", "grid", "table", "real"),
+            lab="main",
+        ),
+        ScalingMethod(
+            "yarn_paper",
+            yarn_paper_inv_freq,
+            knobs={"beta_fast": "beta"},
+            panels=("yarn", "compare", "table"),
+            lab="ablation",
+        ),
+        ScalingMethod(
+            "llama3",
+            llama3_inv_freq,
+            hf=True,
+            hf_defaults={"low_freq_factor": 1.0, "high_freq_factor": 4.0},
+            panels=("compare", "grid", "table", "real"),
+            lab="ablation",
+        ),
+        ScalingMethod("longrope", longrope_inv_freq, hf=True),
+    )
+}
+
+#: The methods whose numbers match HF transformers 5.24 (``ROPE_INIT_FUNCTIONS`` plus Llama's default).
+HF_ROPE_TYPES: tuple[str, ...] = tuple(name for name, spec in ROPE_SCALING.items() if spec.hf)
+
+
+def methods_in(panel: str) -> tuple[str, ...]:
+    """The registry keys shown in ``panel`` (a key of :data:`PANELS`), in the registry's order."""
+    check_choice("panel", panel, tuple(PANELS))
+    return tuple(name for name, spec in ROPE_SCALING.items() if panel in spec.panels)
+
+
+def scaling_config(name: str, factor: float, train_len: int, *, hf: bool = False, **params) -> dict:
+    """The HF-style dict of method ``name`` for running a model trained on L = ``train_len`` positions at s·L.
+
+    ``{"rope_type": name, "factor": s, "original_max_position_embeddings": L, **params}``, each of factor and L only
+    if the method reads it. A method whose scale comes from the current length (dynamic NTK) gets factor 1: its
+    scale is then the YaRN paper's max(1, l/L) (§3.3), equal to NTK-aware at l = s·L. ``hf=True``: the dict as a
+    model's config carries it for HF 5.24: factor s for every method (HF's dynamic s·l/L − (s − 1)) and the keys HF
+    requires written out (``hf_defaults``: Llama 3.1's frequency factors 1 and 4).
+    ``params``: more of the method's keys (``keep_pairs``, ``attention_factor``, ...); one it does not read raises.
+    Raises if the method needs keys that (s, L) do not determine and ``params`` does not give (LongRoPE's lists).
+
+    Turn the dict into frequencies with :func:`helpers.scaling.rope_parameters_from_config` (with
+    max_position_embeddings = L and the current length as seq_len). Used by notebooks 05 and 07 and the lab.
+    """
+    spec = ROPE_SCALING[check_choice("method", name, tuple(ROPE_SCALING))]
+    config: dict = {"rope_type": name}
+    if "factor" in spec.parameters:
+        factor = float(check_factor(factor))
+        config["factor"] = 1.0 if spec.scale_from_length and not hf else factor
+    if "original_max_position_embeddings" in spec.parameters:
+        config["original_max_position_embeddings"] = int(check_length("train_len", train_len))
+    if hf:
+        config.update(spec.hf_defaults)
+    unknown = sorted(set(params) - set(spec.config_keys))
+    if unknown:
+        raise ValueError(f"method {name!r} does not read {unknown}; its keys are {list(spec.config_keys)}")
+    config.update(params)
+    missing = [k for k in spec.undetermined if k not in config]
+    if missing:
+        raise ValueError(
+            f"method {name!r} needs {missing}, which a (factor, train length) pair does not determine; pass them"
+        )
+    return config
