@@ -53,7 +53,7 @@ def retrain_float32(name: str, seed: int, directory: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from helpers.lab.checkpoints import CHECKPOINT_DIR, RECIPES, SCALES, checkpoint_paths
-    from helpers.lab.evaluate import evaluate_all
+    from helpers.lab.grid import evaluate_all
     from helpers.lab.methods import METHODS
     from helpers.lab.report import RESULTS_JSON, load_results
 

@@ -13,6 +13,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -51,7 +52,6 @@ from helpers.lab.methods import lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
 from helpers.lab.records import at_scale
 from helpers.lab.report import (
-    README,
     findings,
     findings_markdown,
     papers_markdown,
@@ -67,6 +67,7 @@ from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
 from helpers.scaling import rope_parameters_from_config, yarn_get_mscale
 
+README = Path(__file__).resolve().parents[1] / "README.md"
 TINY = {"d_model": 32, "n_layers": 1, "n_heads": 2, "d_ff": 64, "train_len": 16, "max_seq_len": 32}
 QUICK = {"steps": 4, "batch_size": 4, "warmup": 2}
 

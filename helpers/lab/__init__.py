@@ -61,28 +61,24 @@ from helpers.lab.evaluate import (
     LENGTH_MULTIPLES,
     LENGTHS,
     attention_weights,
-    evaluate_all,
     evaluate_lm,
     evaluate_passkey,
-    evaluate_scales,
-    initial_learned_table,
-    learned_table,
-    live_run,
-    position_similarity,
     previous_token_attention,
 )
+from helpers.lab.grid import evaluate_all, evaluate_scales
+from helpers.lab.inspection import initial_learned_table, learned_table, live_run, position_similarity
 from helpers.lab.methods import METHODS, LabMethod, lab_method
 from helpers.lab.model import LabConfig, TinyTransformer
 from helpers.lab.positional import Positional
-from helpers.lab.report import (
+from helpers.lab.records import (
     PLOTS,
     RESULTS_DIR,
     RESULTS_JSON,
     RESULTS_MD,
     load_results,
+    save_results,
     seed_values,
     summary,
-    write_results,
 )
 from helpers.lab.train import TrainLog, TrainSettings, fine_tune, train_model
 
@@ -129,6 +125,6 @@ __all__ = [
     "seed_values",
     "summary",
     "train_all",
+    "save_results",
     "train_model",
-    "write_results",
 ]
