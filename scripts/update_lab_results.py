@@ -29,11 +29,13 @@ def learned_arrays(results: dict) -> tuple | None:
     if "learned" not in results["methods"]:
         return None
     from helpers.lab import learned_table, load_model, position_similarity
+    from helpers.lab.positional import SinusoidalTable
     from helpers.sinusoidal import sinusoidal_table
 
     model = load_model("learned", 0)
     table, reached = learned_table(model)  # (N, D)
-    sin_table = sinusoidal_table(len(table), table.shape[1], model.config.sinusoidal_base)  # (N, D)
+    base = SinusoidalTable.defaults["sinusoidal_base"]  # the lab's sinusoidal model's base
+    sin_table = sinusoidal_table(len(table), table.shape[1], base)  # (N, D)
     return table, reached, position_similarity(table), position_similarity(sin_table)
 
 

@@ -28,7 +28,9 @@ from pathlib import Path
 import torch
 
 from helpers.lab.model import LabConfig, TinyTransformer
+from helpers.lab.positional import FAMILIES
 from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings, fine_tune, run_training
+from helpers.methods import POSITIONAL_FAMILIES
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -107,7 +109,7 @@ SCALES: dict[str, Scale] = {
         {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L},
         PRETRAIN,
         FINE_TUNE,
-        ("nope", "sinusoidal", "learned", "rope", "alibi", "t5_bias"),
+        tuple(FAMILIES),
         "the notebooks' scale: 4 heads of d_h = 16 (8 pairs), base 500, L = 64; YaRN's kept band is empty here "
         "(no pair makes 32 turns within L; pair 0 survives only by the code's clamp)",
     ),
@@ -118,7 +120,7 @@ SCALES: dict[str, Scale] = {
             "train_len": 256,
             "max_seq_len": 512,
             "n_heads": 2,
-            "d_head": 64,
+            "head_dim": 64,
             "rope_base": 1250.0,
             "t5_max_distance": 256,
         },
@@ -131,14 +133,6 @@ SCALES: dict[str, Scale] = {
         "passkey rows from step 1600 (with 4000 steps, the previous recipe, only one seed of three learned the "
         "passkey task; a 3000-step development trial learned the copy task but hardly any passkeys)",
     ),
-}
-_DESCRIPTIONS = {
-    "nope": "no positional encoding (causal mask only)",
-    "sinusoidal": "sinusoidal table added to the token embeddings",
-    "learned": "learned table with 2·L rows, trained at L",
-    "rope": "RoPE (half_split layout)",
-    "alibi": "ALiBi: per-head linear distance penalty, slopes 2^(-8h/H)",
-    "t5_bias": "T5 relative bias: 32 causal buckets, max distance L, learned per head",
 }
 
 
@@ -153,9 +147,9 @@ for _scale in SCALES.values():
     for _family in _scale.families:
         RECIPES[_scale.model_name(_family)] = Recipe(
             _scale.model_name(_family),
-            f"{_DESCRIPTIONS[_family]} (scale {_scale.name}, L = {_L})",
+            f"{POSITIONAL_FAMILIES[_family].description} (scale {_scale.name}, L = {_L})",
             _scale.pretrain,
-            config=LabConfig(family=_family, **_scale.config),
+            config=LabConfig.build(_family, shared=True, **_scale.config),
         )
     for _key, _scaling in (
         ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
@@ -336,15 +330,16 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
             meta = json.loads(path.read_text())
             if meta["name"] != name:
                 continue
+            config = LabConfig.from_dict(meta["config"])
             weights = path.with_name(path.name[: -len(".json")] + ".pt")
             rows.append(
                 {
                     "name": name,
                     "scale": scale_of(name),
                     "seed": meta["seed"],
-                    "family": meta["config"]["family"],
-                    "rope_scaling": meta["config"]["rope_scaling"],
-                    "train_len": meta["config"]["train_len"],
+                    "family": config.family,
+                    "rope_scaling": getattr(config, "rope_scaling", None),
+                    "train_len": config.train_len,
                     "steps": meta["training"]["steps"],
                     "length": meta["training"]["length"],
                     "seconds": meta["training"]["seconds"],

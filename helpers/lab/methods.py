@@ -26,9 +26,20 @@ from __future__ import annotations
 
 import dataclasses
 
+from helpers.lab.positional import FAMILIES
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 
-__all__ = ["ABLATIONS", "LR_SWEEP", "MAIN", "METHODS", "VARIANTS", "LabMethod", "lab_method", "rope_scaling_for"]
+__all__ = [
+    "ABLATIONS",
+    "GROUPS",
+    "LR_SWEEP",
+    "MAIN",
+    "METHODS",
+    "VARIANTS",
+    "LabMethod",
+    "lab_method",
+    "rope_scaling_for",
+]
 
 
 #: Zero-shot variants of a scaling method (the ablations), each changing one thing of the method's HF-style dict.
@@ -38,6 +49,9 @@ VARIANTS = {
     "onepass": "dynamic NTK as HF scores a whole sequence in one call: one scale s = T/L for every position",
 }
 
+
+#: Where a method is listed: the main comparison, the ablations and protocols, the fine-tunes' learning-rate sweep.
+GROUPS = ("main", "ablation", "sweep")
 
 #: Colours of the fine-tuned models: darker shades of PI's orange and YaRN's purple.
 FINE_TUNE_COLORS = {"linear": "#8c3b00", "yarn": "#3b1f6b"}
@@ -51,7 +65,8 @@ class LabMethod:
     :data:`helpers.methods.SCALING_METHODS` (RoPE methods only, else None). ``finetune``: the checkpoint was
     fine-tuned with that scaling (it then always runs with its own dict); ``lr``: the fine-tune's learning rate when
     it is not the shipped recipe's (the sweep). ``window``: the L-token-window baseline. ``variant``: a key of
-    :data:`VARIANTS` (an ablation or a protocol of a zero-shot method).
+    :data:`VARIANTS` (an ablation or a protocol of a zero-shot method). ``group``: where the tables list it, one of
+    :data:`GROUPS` (not part of its identity: left out of :meth:`to_dict`).
     """
 
     family: str
@@ -60,6 +75,11 @@ class LabMethod:
     window: bool = False
     variant: str | None = None
     lr: str | None = None
+    group: str = dataclasses.field(default="main", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.group not in GROUPS:
+            raise ValueError(f"group must be one of {GROUPS}, got {self.group!r}")
 
     @property
     def name(self) -> str:
@@ -119,17 +139,15 @@ class LabMethod:
         return {"color": self.color, "ls": self.linestyle, "label": self.label}
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **dataclasses.asdict(self), "checkpoint": self.checkpoint, "label": self.label}
+        fields = {k: v for k, v in dataclasses.asdict(self).items() if k != "group"}
+        return {"name": self.name, **fields, "checkpoint": self.checkpoint, "label": self.label}
 
 
 METHODS: dict[str, LabMethod] = {
     m.name: m
     for m in (
-        LabMethod("nope"),
-        LabMethod("sinusoidal"),
-        LabMethod("learned"),
-        LabMethod("alibi"),
-        LabMethod("t5_bias"),
+        # every family but RoPE, as trained (from the family registry, in the vocabulary's order)
+        *(LabMethod(family) for family in FAMILIES if family != "rope"),
         LabMethod("rope", "default"),
         LabMethod("rope", "default", window=True),
         LabMethod("rope", "linear"),
@@ -138,24 +156,26 @@ METHODS: dict[str, LabMethod] = {
         LabMethod("rope", "yarn"),
         LabMethod("rope", "linear", finetune=True),
         LabMethod("rope", "yarn", finetune=True),
-        # ablations and protocols (issue 12)
-        LabMethod("rope", "linear_keep_fast"),
-        LabMethod("rope", "ntk", variant="alpha2s"),
-        LabMethod("rope", "dynamic", variant="onepass"),
-        LabMethod("rope", "yarn", variant="no_temperature"),
-        LabMethod("rope", "yarn_paper"),
-        LabMethod("rope", "llama3"),
-        LabMethod("rope", "linear", finetune=True, lr="3e-4"),
-        LabMethod("rope", "linear", finetune=True, lr="1e-4"),
-        LabMethod("rope", "yarn", finetune=True, lr="3e-4"),
-        LabMethod("rope", "yarn", finetune=True, lr="1e-4"),
+        # ablations and protocols of the zero-shot methods
+        LabMethod("rope", "linear_keep_fast", group="ablation"),
+        LabMethod("rope", "ntk", variant="alpha2s", group="ablation"),
+        LabMethod("rope", "dynamic", variant="onepass", group="ablation"),
+        LabMethod("rope", "yarn", variant="no_temperature", group="ablation"),
+        LabMethod("rope", "yarn_paper", group="ablation"),
+        LabMethod("rope", "llama3", group="ablation"),
+        # the fine-tunes' learning-rate sweep (with the shipped fine-tunes above, at 1e-3)
+        LabMethod("rope", "linear", finetune=True, lr="3e-4", group="sweep"),
+        LabMethod("rope", "linear", finetune=True, lr="1e-4", group="sweep"),
+        LabMethod("rope", "yarn", finetune=True, lr="3e-4", group="sweep"),
+        LabMethod("rope", "yarn", finetune=True, lr="1e-4", group="sweep"),
     )
 }
 #: The main comparison (the tables the README and notebook 05 show first).
-MAIN = tuple(METHODS)[:13]
-#: The ablations and protocol variants of zero-shot methods, and the fine-tunes' learning-rate sweep.
-ABLATIONS = tuple(name for name in tuple(METHODS)[13:] if not METHODS[name].finetune)
-LR_SWEEP = tuple(name for name in METHODS if METHODS[name].finetune)
+MAIN = tuple(name for name, m in METHODS.items() if m.group == "main")
+#: The ablations and protocol variants of zero-shot methods.
+ABLATIONS = tuple(name for name, m in METHODS.items() if m.group == "ablation")
+#: The fine-tunes at every learning rate of the sweep (the shipped ones included).
+LR_SWEEP = tuple(name for name, m in METHODS.items() if m.finetune)
 #: The zero-shot RoPE methods, in the order tables list them.
 ZERO_SHOT = tuple(name for name in MAIN if METHODS[name].zero_shot)
 #: Families other than RoPE.

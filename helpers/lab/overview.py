@@ -10,12 +10,19 @@ from pathlib import Path
 
 from helpers.lab.findings import findings_markdown
 from helpers.lab.methods import MAIN, lab_method
+from helpers.lab.positional import FAMILIES
 from helpers.lab.records import at_scale, scales_of, seeds_of, summary
 from helpers.lab.tables import eval_time, wall_time
 
 __all__ = ["README_HEADING", "readme_section"]
 
 CHECKPOINT_SIZES_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+def _number(n: int) -> str:
+    return {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}.get(n, str(n))
+
+
 README_HEADING = "## The tiny-model lab"
 
 
@@ -50,8 +57,9 @@ def readme_section(results: dict) -> str:
         "`helpers.lab` trains 0.12–0.15 M-parameter decoder-only transformers on a CPU (one torch thread) on two",
         "seeded synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier",
         "spans) and passkey retrieval in the style of the PI and YaRN papers. Position enters the model through one",
-        "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the six families",
-        "(`nope`, `sinusoidal`, `learned`, `rope`, `alibi`, `t5_bias`) train by the same recipe at L = "
+        "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the "
+        f"{_number(len(FAMILIES))} families",
+        f"({', '.join(f'`{f}`' for f in FAMILIES)}) train by the same recipe at L = "
         f"{L_} tokens (scale `tiny`); `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
         "with ablations of their mechanisms, and fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`) at",
         "three learning rates. A second scale (`small`, L = 256, 32 RoPE pairs) is large enough for YaRN's three bands",
