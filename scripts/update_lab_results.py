@@ -19,7 +19,6 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.lab.records import PLOTS, RESULTS_DIR, RESULTS_MD, load_results  # noqa: E402
 
-README = ROOT / "README.md"
 LAB_DOC = ROOT / "docs" / "lab-results.md"
 
 
@@ -52,9 +51,9 @@ def write_figures(results: dict, directory: Path) -> list[Path]:
 
 
 def update_lab_results(directory: Path = RESULTS_DIR) -> list[Path]:
-    """Refresh the figures and RESULTS.md of ``directory`` (and, for the shipped results, the README's lab section)
+    """Refresh the figures and RESULTS.md of ``directory`` (and, for the shipped results, ``docs/lab-results.md``)
     from its ``results.json``; returns the paths written."""
-    from helpers.lab.overview import README_HEADING, readme_section
+    from helpers.lab.overview import overview_markdown
     from helpers.lab.results_md import results_md
 
     directory = Path(directory)
@@ -64,12 +63,8 @@ def update_lab_results(directory: Path = RESULTS_DIR) -> list[Path]:
     md.write_text(results_md(results, md.read_text() if md.exists() else None))
     written.append(md)
     if directory.resolve() == RESULTS_DIR.resolve():
-        text = README.read_text()
-        start = text.index(README_HEADING)
-        end = text.find("\n## ", start + len(README_HEADING))
-        end = len(text) if end < 0 else end + 1
-        README.write_text(text[:start] + readme_section(results) + text[end:])
-        written.append(README)
+        LAB_DOC.write_text(overview_markdown(results))
+        written.append(LAB_DOC)
     return written
 
 

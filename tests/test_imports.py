@@ -196,3 +196,17 @@ def test_methods_table_imports_neither_torch_nor_matplotlib():
     code = "import sys, helpers.methods; print(sorted(m for m in ('torch', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if "checkpoints" not in p.parts)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: _module_name(p / "__init__.py"))
+def test_package_docstring_names_every_module(package):
+    """Each package's docstring lists its modules (``helpers``: every module and subpackage; ``helpers.lab``,
+    ``helpers.plots``, ``helpers.widgets``, ``helpers.real``: theirs), so a reader finds each chapter's code there."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    names = [p.stem for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    names += [p.name for p in package.iterdir() if (p / "__init__.py").exists()]
+    missing = sorted(n for n in names if n not in doc)
+    assert not missing, f"{_module_name(package / '__init__.py')}'s docstring does not mention {missing}"

@@ -2,7 +2,7 @@
 checkpoints, methods, evaluation, results and the command line.
 
 The headline test re-evaluates a sample of the stored records from the shipped checkpoints (tolerance stated there),
-so results/results.json, RESULTS.md and the README cannot drift from the code.
+so results/results.json, RESULTS.md and docs/lab-results.md cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ from helpers.lab.records import at_scale
 from helpers.lab.report import (
     findings,
     findings_markdown,
+    overview_markdown,
     papers_markdown,
-    readme_section,
     record,
     results_tables,
     seed_values,
@@ -67,7 +67,7 @@ from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
 from helpers.scaling import rope_parameters_from_config, yarn_get_mscale
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+LAB_DOC = Path(__file__).resolve().parents[1] / "docs" / "lab-results.md"
 TINY = {"d_model": 32, "n_layers": 1, "n_heads": 2, "d_ff": 64, "train_len": 16, "max_seq_len": 32}
 QUICK = {"steps": 4, "batch_size": 4, "warmup": 2}
 
@@ -611,7 +611,7 @@ def test_tables_findings_and_readme_are_generated_from_results():
     text = RESULTS_MD.read_text()
     assert results_tables(results) in text
     assert findings_markdown(results) in text and papers_markdown(results) in text
-    assert readme_section(results) in README.read_text()  # the README's lab section, every number generated
+    assert overview_markdown(results) == LAB_DOC.read_text()  # docs/lab-results.md, every number generated
     for path in PLOTS.values():
         assert path.exists() and path.stat().st_size > 10_000
     s = summary(results, "rope+yarn", "accuracy", 128)

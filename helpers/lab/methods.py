@@ -170,7 +170,7 @@ METHODS: dict[str, LabMethod] = {
         LabMethod("rope", "yarn", finetune=True, lr="1e-4", group="sweep"),
     )
 }
-#: The main comparison (the tables the README and notebook 05 show first).
+#: The main comparison (the tables docs/lab-results.md and notebook 05 show first).
 MAIN = tuple(name for name, m in METHODS.items() if m.group == "main")
 #: The ablations and protocol variants of zero-shot methods.
 ABLATIONS = tuple(name for name, m in METHODS.items() if m.group == "ablation")

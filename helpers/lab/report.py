@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from helpers.lab.findings import FINDINGS, Finding, findings, findings_markdown
 from helpers.lab.methods import METHODS
-from helpers.lab.overview import README_HEADING, readme_section
+from helpers.lab.overview import LAB_HEADING, overview_markdown
 from helpers.lab.records import (
     PLOTS,
     RESULTS_DIR,
@@ -26,7 +26,13 @@ from helpers.lab.records import (
     seeds_of,
     summary,
 )
-from helpers.lab.results_md import earlier_claims_markdown, papers_markdown, results_md
+from helpers.lab.results_md import (
+    EARLIER_CLAIMS,
+    PAPER_CLAIMS,
+    earlier_claims_markdown,
+    papers_markdown,
+    results_md,
+)
 from helpers.lab.tables import (
     ablation_tables,
     chosen_learning_rate,
@@ -37,10 +43,12 @@ from helpers.lab.tables import (
 )
 
 __all__ = [
+    "EARLIER_CLAIMS",
     "FINDINGS",
     "METHODS",
+    "PAPER_CLAIMS",
     "PLOTS",
-    "README_HEADING",
+    "LAB_HEADING",
     "RESULTS_DIR",
     "RESULTS_JSON",
     "RESULTS_MD",
@@ -54,7 +62,7 @@ __all__ = [
     "load_results",
     "lr_sweep_table",
     "papers_markdown",
-    "readme_section",
+    "overview_markdown",
     "record",
     "results_md",
     "results_tables",
