@@ -45,7 +45,7 @@ from helpers.lab import (
     train_model,
 )
 from helpers.lab import __main__ as cli
-from helpers.lab.checkpoints import checkpoint_paths, is_trained, pending_runs, scale_of, train_all
+from helpers.lab.checkpoints import checkpoint_paths, is_trained, scale_of
 from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
 from helpers.lab.methods import lab_method, rope_scaling_for
@@ -63,6 +63,7 @@ from helpers.lab.report import (
     summary,
 )
 from helpers.lab.train import ProgressBar, learning_rate
+from helpers.lab.train_grid import pending_runs, train_all
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
 from helpers.scaling import rope_parameters_from_config, yarn_get_mscale

@@ -3,7 +3,7 @@ seeds, and measured at 1–8 × their training length.
 
 Modules, one concern each: :mod:`~helpers.lab.data` (synthetic tasks), :mod:`~helpers.lab.positional` (the one
 positional interface and the family registry), :mod:`~helpers.lab.model` (the transformer and its config),
-:mod:`~helpers.lab.train` (settings, training), :mod:`~helpers.lab.checkpoints` (recipes, files, the resumable grid),
+:mod:`~helpers.lab.train` (settings, training), :mod:`~helpers.lab.checkpoints` (recipes, files), :mod:`~helpers.lab.train_grid` (the resumable training grid),
 :mod:`~helpers.lab.methods` (evaluation methods, their names and groups), :mod:`~helpers.lab.evaluate` (one
 measurement), :mod:`~helpers.lab.grid` (every method × seed × length → records), :mod:`~helpers.lab.inspection`
 (the learned table, one live run), :mod:`~helpers.lab.records` (reading results.json), :mod:`~helpers.lab.tables`,
@@ -60,7 +60,6 @@ from helpers.lab.checkpoints import (
     list_checkpoints,
     load_model,
     save_checkpoint,
-    train_all,
 )
 from helpers.lab.data import VOCAB_SIZE, PasskeyBatch, lm_batch, passkey_batch, random_keys
 from helpers.lab.evaluate import (
@@ -87,6 +86,7 @@ from helpers.lab.records import (
     summary,
 )
 from helpers.lab.train import TrainLog, TrainSettings, fine_tune, train_model
+from helpers.lab.train_grid import train_all
 
 __all__ = [
     "CHECKPOINT_DIR",

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import torch
 
-from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints, train_all
+from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints
+from helpers.lab.train_grid import train_all
 
 
 def positive_int(text: str) -> int:

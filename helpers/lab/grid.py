@@ -92,6 +92,66 @@ def _reused_meta(reuse: dict | None, scale: str) -> dict:
     return reuse.get("scales", {}).get(scale, {}).get("meta", {})
 
 
+def _methods_at(scale: str, methods: list[str] | None) -> list[str]:
+    """The methods to evaluate at ``scale``: every method with a checkpoint there, or ``methods`` (checked)."""
+    from helpers.lab.checkpoints import RECIPES
+
+    info = SCALES[check_scale(scale)]
+    available = [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
+    if methods is None:
+        return available
+    methods = [lab_method(m).name for m in methods]
+    missing = [m for m in methods if m not in available]
+    if missing:
+        raise ValueError(f"methods {missing} have no checkpoint at scale {scale!r}; allowed there: {available}")
+    return methods
+
+
+def _checkpoint_entry(meta: dict) -> dict:
+    """What ``results.json`` keeps of a checkpoint's JSON: config, settings, command, size and training time."""
+    keep = ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
+    return {key: meta[key] for key in keep} | {
+        "training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"},
+        "stored_dtype": meta.get("stored_dtype", "float32"),
+    }
+
+
+def _cell(method: str, length: int, task: str, seed: int, scale: str, directory: Path) -> dict:
+    """One measurement: the LM loss (with the previous-token diagnostic) or the passkey accuracy."""
+    if task != "lm":
+        return evaluate_passkey(method, length, seed=seed, scale=scale, directory=directory)
+    cell = evaluate_lm(method, length, seed=seed, scale=scale, directory=directory)
+    if cell["status"] == "ok":
+        previous = previous_token_attention(method, length, seed=seed, scale=scale, directory=directory)
+        cell["previous_token_attention"] = previous["max"]
+        cell["previous_token_by_head"] = previous["by_head"]
+    return cell
+
+
+def _meta(scale: str, lengths: list[int], seeds: list[int], seconds: float, reused: int, reuse: dict | None) -> dict:
+    info = SCALES[scale]
+    n_lm, n_attention, n_per_depth = EVAL_SIZES[scale]
+    return {
+        "scale": scale,
+        "scale_why": info.why,
+        "train_len": info.train_len,
+        "lengths": lengths,
+        "seeds": seeds,
+        "bucket": info.train_len // 4,
+        "n_lm_sequences": n_lm,
+        "n_attention_sequences": n_attention,
+        "passkey_depths": list(DEPTHS),
+        "passkey_keys_per_depth": n_per_depth,
+        "eval_seed": EVAL_SEED,
+        "eval_seconds": round(seconds, 1),
+        "reused_runs": reused,
+        "full_eval_seconds": round(seconds, 1) if not reused else _reused_meta(reuse, scale).get("full_eval_seconds"),
+        "torch_threads": torch.get_num_threads(),
+        "torch_version": torch.__version__,
+        "machine": platform.machine(),
+    }
+
+
 def evaluate_all(
     methods: list[str] | None = None,
     lengths: list[int] | None = None,
@@ -118,27 +178,16 @@ def evaluate_all(
     several scales, in parallel processes if asked. ``skip_untrained``: leave out (method, seed) runs whose
     checkpoint is missing (default: only when ``seeds`` is None).
     """
-    from helpers.lab.checkpoints import RECIPES
-
     info = SCALES[check_scale(scale)]
-    available = [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
-    if methods is None:
-        methods = available
-    else:
-        methods = [lab_method(m).name for m in methods]
-        missing = [m for m in methods if m not in available]
-        if missing:
-            raise ValueError(f"methods {missing} have no checkpoint at scale {scale!r}; allowed there: {available}")
+    methods = _methods_at(scale, methods)
     lengths = list(lengths_of(scale)) if lengths is None else [check_length(t) for t in lengths]
     # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
     optional = seeds is None if skip_untrained is None else skip_untrained
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
     evaluated: dict[str, list[int]] = {m: [] for m in methods}
-    reused = 0
-    start = time.perf_counter()
-    done: dict[tuple, dict] = {}
-    records = []
-    checkpoints: dict[str, dict] = {}
+    reused, start = 0, time.perf_counter()
+    done: dict[tuple, dict] = {}  # computation key -> cell: each distinct computation once
+    records, checkpoints = [], {}
     old_records = [r for r in (reuse or {}).get("records", []) if r.get("scale", "tiny") == scale]
     for m in methods:
         for seed in seeds:
@@ -147,17 +196,11 @@ def evaluate_all(
                 continue
             evaluated[m].append(seed)
             model = model_for(m, seed, scale=scale, directory=directory)
-            meta = checkpoint_metadata(name, seed, directory=directory)
             cid = checkpoint_id(name, seed)
-            checkpoints[cid] = {
-                key: meta[key] for key in ("name", "seed", "config", "settings", "init_from", "command", "n_parameters")
-            } | {
-                "training": {k: v for k, v in meta["training"].items() if k != "loss_every_50_steps"},
-                "stored_dtype": meta.get("stored_dtype", "float32"),
-            }
+            checkpoints[cid] = _checkpoint_entry(checkpoint_metadata(name, seed, directory=directory))
             if reuse is not None and reuse.get("checkpoints", {}).get(cid) == checkpoints[cid]:
                 old = [r for r in old_records if r["method"] == m and r["seed"] == seed and r["length"] in lengths]
-                if len(old) == len(lengths) * len(TASKS):
+                if len(old) == len(lengths) * len(TASKS):  # unchanged checkpoint: its records are the same
                     records.extend(old)
                     reused += 1
                     continue
@@ -165,43 +208,12 @@ def evaluate_all(
                 for task in TASKS:
                     key = computation_key(m, t, task, seed, scale=scale, directory=directory)
                     if key not in done:
-                        if task == "lm":
-                            cell = evaluate_lm(m, t, seed=seed, scale=scale, directory=directory)
-                            if cell["status"] == "ok":
-                                previous = previous_token_attention(m, t, seed=seed, scale=scale, directory=directory)
-                                cell["previous_token_attention"] = previous["max"]
-                                cell["previous_token_by_head"] = previous["by_head"]
-                        else:
-                            cell = evaluate_passkey(m, t, seed=seed, scale=scale, directory=directory)
-                        done[key] = cell
+                        done[key] = _cell(m, t, task, seed, scale, directory)
                     records.append(_record(m, seed, task, t, done[key], model, scale))
         if progress:
             print(f"evaluated {scale}/{m:<26} ({time.perf_counter() - start:.1f} s)", flush=True)
-    n_lm, n_attention, n_per_depth = EVAL_SIZES[scale]
     return {
-        "meta": {
-            "scale": scale,
-            "scale_why": info.why,
-            "train_len": info.train_len,
-            "lengths": lengths,
-            "seeds": seeds,
-            "bucket": info.train_len // 4,
-            "n_lm_sequences": n_lm,
-            "n_attention_sequences": n_attention,
-            "passkey_depths": list(DEPTHS),
-            "passkey_keys_per_depth": n_per_depth,
-            "eval_seed": EVAL_SEED,
-            "eval_seconds": round(time.perf_counter() - start, 1),
-            "reused_runs": reused,
-            "full_eval_seconds": (
-                round(time.perf_counter() - start, 1)
-                if not reused
-                else _reused_meta(reuse, scale).get("full_eval_seconds")
-            ),
-            "torch_threads": torch.get_num_threads(),
-            "torch_version": torch.__version__,
-            "machine": platform.machine(),
-        },
+        "meta": _meta(scale, lengths, seeds, time.perf_counter() - start, reused, reuse),
         "methods": {m: {**lab_method(m).to_dict(), "seeds": evaluated[m]} for m in methods if evaluated[m]},
         "checkpoints": checkpoints,
         "records": records,
