@@ -1,8 +1,8 @@
-"""The shipped checkpoints: the recipes that produce them, saving and loading, and the resumable training grid.
+"""The shipped checkpoints: the recipes that produce them, saving and loading, and their index.
 
 Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales (:data:`SCALES`): at ``tiny``
-(L = 64, the notebooks' scale) the six families pre-trained from scratch (``nope``, ``sinusoidal``, ``learned``,
-``rope``, ``alibi``, ``t5_bias``: 3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
+(L = 64, the notebooks' scale) every family of :data:`helpers.lab.positional.FAMILIES` pre-trained from scratch
+(3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
 ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale factor 4) at three learning rates
 (:data:`FT_LRS`; ``rope+linear_ft_lr3e-4`` ...); at ``small`` (L = 256, where YaRN's bands exist) ``small/rope`` and
 its fine-tunes, the same way. Each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;

@@ -5,8 +5,8 @@ Every identifier is built from :mod:`helpers.methods` (the course's one vocabula
 ==========================  ==================  ===============================================================
 method                      checkpoint          at evaluation length T (s = T/L, L = the training length)
 ==========================  ==================  ===============================================================
-nope, sinusoidal, learned,  the family's own    the family as trained (the learned table cannot run past its
-alibi, t5_bias                                  2L rows; the others run at any T with nothing changed)
+every family but rope      the family's own    the family as trained (the learned table cannot run past its
+(``positional.FAMILIES``)                       2L rows; the others run at any T with nothing changed)
 rope+default                rope                plain RoPE: θ_i unchanged (extrapolation)
 rope+linear                 rope                zero-shot Position Interpolation ``{"rope_type": "linear", "factor": s}``
 rope+ntk                    rope                zero-shot static NTK-aware ``{"rope_type": "ntk", "factor": s}``

@@ -1,8 +1,7 @@
 """A tiny pre-LayerNorm decoder-only transformer; position enters through one :class:`Positional` object.
 
-Families (``LabConfig.family``, identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`): ``nope``,
-``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``t5_bias``; each is a :class:`helpers.lab.positional.Positional`
-with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
+Families (``LabConfig.family``: the keys of :data:`helpers.lab.positional.FAMILIES`, identifiers of
+:data:`helpers.methods.POSITIONAL_FAMILIES`): each is a :class:`helpers.lab.positional.Positional` with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
 in :meth:`TinyTransformer.forward` and :meth:`CausalSelfAttention.forward`.
 
 Block (pre-LN, GPT-2 style, no dropout): h = h + Attn(LN(h)); h = h + MLP(LN(h)); logits = W_out·LN(h).
