@@ -94,36 +94,34 @@ def _groups(results: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return zero_shot, others
 
 
-def loss_figure(results: dict) -> Figure:
-    """Two panels at the longest length: zero-shot RoPE methods (and the window baseline); the other families, plain
-    RoPE and the fine-tunes."""
-    fig = Figure(figsize=(11.0, 3.8), layout="constrained")
+def _two_panels(results: dict, plot, height: float, title: str) -> Figure:
+    """``plot`` (a ``plot_*`` of this module) twice side by side: zero-shot RoPE methods (and the window baseline);
+    the other families, plain RoPE and the fine-tunes."""
+    fig = Figure(figsize=(11.0, height), layout="constrained")
     left, right = fig.subplots(1, 2, sharey=True)
     zero_shot, others = _groups(results)
-    plot_loss_by_position(results, zero_shot, ax=left)
-    plot_loss_by_position(results, others, ax=right)
+    plot(results, zero_shot, ax=left)
+    plot(results, others, ax=right)
     left.set_title("zero-shot RoPE scaling (s = T/L)")
     right.set_title("every family, and fine-tuned RoPE")
-    fig.suptitle(
-        f"Copy-LM loss by position at T = {max(results['meta']['lengths'])} (buckets of {results['meta']['bucket']} "
+    fig.suptitle(title)
+    return fig
+
+
+def loss_figure(results: dict) -> Figure:
+    """Loss by position at the longest length, in the two panels of :func:`_two_panels`."""
+    meta = results["meta"]
+    title = (
+        f"Copy-LM loss by position at T = {max(meta['lengths'])} (buckets of {meta['bucket']} "
         f"positions; line = mean over seeds, band = range over seeds)"
     )
-    return fig
+    return _two_panels(results, plot_loss_by_position, 3.8, title)
 
 
 def passkey_figure(results: dict) -> Figure:
-    """Passkey accuracy against length: zero-shot RoPE methods; the other families and the fine-tunes."""
-    fig = Figure(figsize=(11.0, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2, sharey=True)
-    zero_shot, others = _groups(results)
-    plot_passkey_by_length(results, zero_shot, ax=left)
-    plot_passkey_by_length(results, others, ax=right)
-    left.set_title("zero-shot RoPE scaling (s = T/L)")
-    right.set_title("every family, and fine-tuned RoPE")
-    fig.suptitle(
-        f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
-    )
-    return fig
+    """Passkey accuracy against length, in the two panels of :func:`_two_panels`."""
+    title = f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
+    return _two_panels(results, plot_passkey_by_length, 3.6, title)
 
 
 def learned_table_figure(table: np.ndarray, rows_reached: int, learned_sim: np.ndarray, sin_sim: np.ndarray) -> Figure:
