@@ -41,9 +41,10 @@ def retrain_float32(name: str, seed: int, directory: Path) -> dict:
     """Retrain one sweep run from its shipped parent into ``directory`` as float32; compare with the shipped file."""
     torch.set_num_threads(1)
     from helpers.lab import checkpoints as ck
+    from helpers.lab.train_grid import train_recipe
 
     ck.RECIPES[name] = dataclasses.replace(ck.RECIPES[name], storage="float32")
-    model, log = ck.train_recipe(name, seed, directory=directory, progress=False)
+    model, log = train_recipe(name, seed, directory=directory, progress=False)
     ck.save_checkpoint(model, name, seed, log, directory=directory)
     shipped = torch.load(ck.checkpoint_paths(name, seed, ck.CHECKPOINT_DIR)[0], weights_only=True)
     rounded = ck.stored_state(model.state_dict(), "float16")
@@ -53,9 +54,9 @@ def retrain_float32(name: str, seed: int, directory: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from helpers.lab.checkpoints import CHECKPOINT_DIR, RECIPES, SCALES, checkpoint_paths
-    from helpers.lab.evaluate import evaluate_all
+    from helpers.lab.grid import evaluate_all
     from helpers.lab.methods import METHODS
-    from helpers.lab.report import RESULTS_JSON, load_results
+    from helpers.lab.records import RESULTS_JSON, load_results
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", nargs="+", choices=list(SCALES), default=list(SCALES))

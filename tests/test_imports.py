@@ -19,12 +19,11 @@ PACKAGE = ROOT / "helpers"
 
 #: Layer of every module (by prefix: the longest matching prefix wins). Lower layers never import higher ones.
 LAYERS: dict[str, int] = {
-    "helpers": 0,  # the package itself: glossary and seed_everything
+    "helpers": 0,  # the package itself: seed_everything
     "helpers._checks": 0,
     "helpers.methods": 0,  # the vocabulary: plain data, imported by anyone
     "helpers.exercises": 0,
     "helpers._colab": 0,
-    "helpers.tokens": 0,
     "helpers.rope": 1,
     "helpers.sinusoidal": 1,
     "helpers.learned": 1,
@@ -37,10 +36,10 @@ LAYERS: dict[str, int] = {
     "helpers.sinks": 2,
     "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
-    "helpers.lab": 3,
-    "helpers.real": 3,
+    "helpers.lab": 3,  # the tiny-model lab (03, 05, 06): may import any maths module
+    "helpers.real": 3,  # notebook 07's real model: loading, forward pass, evaluation (maths modules below it)
     "helpers.real.__main__": 6,  # command-line entry points may use the figures too
-    "helpers.lab.__main__": 6,  # chapter 07's real model: loading, forward pass, evaluation (maths modules below it)  # the tiny-model lab may import any maths module
+    "helpers.lab.__main__": 6,
     "helpers.plots": 4,
     "helpers.widgets": 5,
 }
@@ -170,7 +169,50 @@ def test_plots_never_import_torch(module):
     assert not [n for n in names if n == "torch" or n.startswith("torch.")], f"{module} imports torch"
 
 
+#: Drawing and widget libraries, and the lowest layer allowed to import each (command-line entry points, layer 6, may).
+GUI_LIBRARIES = {"matplotlib": LAYERS["helpers.plots"], "ipywidgets": LAYERS["helpers.widgets"]}
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every module ``path`` imports, anywhere in the file (absolute imports only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    return {name.split(".")[0] for name in names}
+
+
+def test_no_drawing_or_widgets_below_their_layer():
+    """matplotlib only from plots up, ipywidgets only from widgets up: the lab, the real model and the maths
+    modules compute numbers; their figures live in helpers.plots (checked in the source, lazy imports included)."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        for library, lowest in GUI_LIBRARIES.items():
+            if library in _third_party_imports(path) and _layer(module) < lowest:
+                wrong.append(f"{module} (layer {_layer(module)}) imports {library} (allowed from layer {lowest})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_gui_check_sees_a_lazy_matplotlib_import(tmp_path):
+    src = "def f():\n    import matplotlib.pyplot as plt\n    return plt\n"
+    assert "matplotlib" in _third_party_imports(_write(tmp_path, "m.py", src))
+
+
 def test_methods_table_imports_neither_torch_nor_matplotlib():
     code = "import sys, helpers.methods; print(sorted(m for m in ('torch', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if "checkpoints" not in p.parts)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: _module_name(p / "__init__.py"))
+def test_package_docstring_names_every_module(package):
+    """Each package's docstring lists its modules (``helpers``: every module and subpackage; ``helpers.lab``,
+    ``helpers.plots``, ``helpers.widgets``, ``helpers.real``: theirs), so a reader finds each chapter's code there."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    names = [p.stem for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    names += [p.name for p in package.iterdir() if (p / "__init__.py").exists()]
+    missing = sorted(n for n in names if n not in doc)
+    assert not missing, f"{_module_name(package / '__init__.py')}'s docstring does not mention {missing}"

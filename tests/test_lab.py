@@ -2,7 +2,7 @@
 checkpoints, methods, evaluation, results and the command line.
 
 The headline test re-evaluates a sample of the stored records from the shipped checkpoints (tolerance stated there),
-so results/results.json, RESULTS.md and the README cannot drift from the code.
+so results/results.json, RESULTS.md and docs/lab-results.md cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,18 +45,17 @@ from helpers.lab import (
     train_model,
 )
 from helpers.lab import __main__ as cli
-from helpers.lab.checkpoints import checkpoint_paths, is_trained, pending_runs, scale_of, train_all
+from helpers.lab.checkpoints import checkpoint_paths, is_trained, scale_of
 from helpers.lab.data import BOS, KEY, QUERY, VOCAB_SIZE, training_batch
 from helpers.lab.evaluate import protocol, scaling_for, yarn_kept_pairs
 from helpers.lab.methods import ABLATIONS, MAIN, lab_method, rope_scaling_for
 from helpers.lab.positional import FAMILIES, Positional
 from helpers.lab.records import at_scale
 from helpers.lab.report import (
-    README,
     findings,
     findings_markdown,
+    overview_markdown,
     papers_markdown,
-    readme_section,
     record,
     results_tables,
     seed_values,
@@ -63,10 +63,12 @@ from helpers.lab.report import (
     summary,
 )
 from helpers.lab.train import ProgressBar, learning_rate
+from helpers.lab.train_grid import pending_runs, train_all
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.rope import apply_rope, permute_qk_rows
 from helpers.scaling import ROPE_SCALING, rope_parameters_from_config, yarn_get_mscale
 
+LAB_DOC = Path(__file__).resolve().parents[1] / "docs" / "lab-results.md"
 TINY = {"d_model": 32, "n_layers": 1, "n_heads": 2, "d_ff": 64, "train_len": 16, "max_seq_len": 32}
 QUICK = {"steps": 4, "batch_size": 4, "warmup": 2}
 
@@ -134,32 +136,49 @@ def test_training_batch_mixes_tasks():
 
 
 # --------------------------------------------------------------------------- the positional interface
+def _config(family, **extra):
+    """A small config of ``family`` (TINY's parameters of the other families left out)."""
+    return LabConfig.build(family, shared=True, **(TINY | extra))
+
+
 def _model(family, **extra):
-    return TinyTransformer(LabConfig(family=family, **TINY, **extra)).eval()
+    return TinyTransformer(_config(family, **extra)).eval()
+
+
+HOOKS = ("add_to_embeddings", "rotate", "score_bias")
 
 
 def test_every_family_is_one_positional_object_with_the_three_hooks():
-    """Each family overrides only the hooks it needs; the others are the base class's identity / no bias."""
-    uses = {
-        "nope": set(),
-        "sinusoidal": {"add_to_embeddings"},
-        "learned": {"add_to_embeddings"},
-        "rope": {"rotate"},
-        "alibi": {"score_bias"},
-        "t5_bias": {"score_bias"},
-    }
-    assert set(uses) == set(FAMILIES) == set(POSITIONAL_FAMILIES)
+    """Each family is one registered class, named in the vocabulary, overriding at least one hook unless it is NoPE;
+    the hooks it does not override are the base class's identity / no bias, and those it does change something."""
+    assert list(FAMILIES) == [f for f in POSITIONAL_FAMILIES if f in FAMILIES] and set(FAMILIES) == set(
+        POSITIONAL_FAMILIES
+    )
     h = torch.randn(2, 8, TINY["d_model"])  # (B, T, D)
     q, k = torch.randn(2, 2, 8, 16), torch.randn(2, 2, 8, 16)  # (B, H, T, d_h)
-    for family, hooks in uses.items():
+    for family, cls in FAMILIES.items():
         pos = _model(family).positional
-        assert isinstance(pos, Positional) and pos.family == family
-        overridden = {name for name in ("add_to_embeddings", "rotate", "score_bias") if name in type(pos).__dict__}
-        assert overridden == hooks, family
+        assert type(pos) is cls and isinstance(pos, Positional) and pos.family == family
+        hooks = {name for name in HOOKS if getattr(cls, name) is not getattr(Positional, name)}
+        assert bool(hooks) == (family != "nope"), family
         assert torch.equal(pos.add_to_embeddings(h), h) == ("add_to_embeddings" not in hooks)
-        q2, k2 = pos.rotate(q, k, None)
+        q2, k2 = pos.rotate(q, k)
         assert (torch.equal(q2, q) and torch.equal(k2, k)) == ("rotate" not in hooks)
         assert (pos.score_bias(8) is None) == ("score_bias" not in hooks)
+        assert set(_config(family).positional) == set(cls.defaults)  # the family's parameters, in one place
+
+
+def test_old_flat_checkpoint_configs_load_into_the_family_parameters():
+    """Configs of the shipped checkpoints are flat (every family's parameters, ``d_head``): they map on load."""
+    flat = json.loads((CHECKPOINT_DIR / "small" / "rope.seed0.json").read_text())["config"]
+    assert "d_head" in flat and "t5_max_distance" in flat
+    cfg = LabConfig.from_dict(flat)
+    assert (
+        cfg.head_dim == flat["d_head"]
+        and cfg.rope_base == flat["rope_base"]
+        and "t5_max_distance" not in cfg.positional
+    )
+    assert LabConfig.from_dict(cfg.to_dict()) == cfg
 
 
 def test_rope_hook_is_helpers_rope_with_the_scaling_methods_frequencies():
@@ -170,7 +189,7 @@ def test_rope_hook_is_helpers_rope_with_the_scaling_methods_frequencies():
     from helpers.rope import rope_cos_sin
 
     cos, sin = rope_cos_sin(24, inv_freq, attention_factor=factor)  # (T, d_h/2) each
-    q2, k2 = pos.rotate(q, k, scaling)
+    q2, k2 = pos.rotate(q, k, rope_scaling=scaling)
     torch.testing.assert_close(q2, apply_rope(q, cos, sin, layout="half_split"), rtol=0, atol=0)
     torch.testing.assert_close(k2, apply_rope(k, cos, sin, layout="half_split"), rtol=0, atol=0)
     assert pos.cos_sin(8, scaling)[0][0, 0].item() == pytest.approx(yarn_get_mscale(2.0))  # YaRN's a on cos, sin
@@ -235,7 +254,7 @@ def test_logits_at_some_positions_equal_the_full_calls(family):
             part = model(tokens, logits_at=at, **kwargs)  # (B, n, V)
             torch.testing.assert_close(part, full.gather(1, at[..., None].expand(-1, -1, full.shape[-1])))
             torch.testing.assert_close(model.layer_attention(tokens, 0, **kwargs), weights[0], rtol=0, atol=0)
-    deep = TinyTransformer(LabConfig(family=family, **(TINY | {"n_layers": 3})))
+    deep = TinyTransformer(_config(family, n_layers=3))
     with torch.inference_mode():
         _, weights = deep(tokens, return_attention=True)
         for layer in (1, 2):  # the layers below ran the fast path: equal up to float rounding
@@ -279,11 +298,13 @@ def test_config_and_forward_reject_bad_arguments():
     with pytest.raises(ValueError, match="n_heads"):
         LabConfig(d_model=64, n_heads=3)
     with pytest.raises(ValueError, match="rope_type"):
-        LabConfig(rope_scaling={"rope_type": "magic"})
+        LabConfig.build(rope_scaling={"rope_type": "magic"})
     with pytest.raises(ValueError, match="only applies to family 'rope'"):
-        LabConfig(family="alibi", rope_scaling={"rope_type": "linear", "factor": 2.0})
+        LabConfig.build("alibi", rope_scaling={"rope_type": "linear", "factor": 2.0})
+    with pytest.raises(ValueError, match=r"unknown parameters \['rope_base'\] of family 'alibi'"):
+        LabConfig(family="alibi", positional={"rope_base": 10.0})
     with pytest.raises(ValueError, match="unknown LabConfig fields"):
-        LabConfig.from_dict({"positional": "rope"})
+        LabConfig.from_dict({"position": "rope"})
     model = _model("nope")
     with pytest.raises(ValueError, match="only applies to a RoPE model"):
         model(torch.zeros(1, 4, dtype=torch.int64), rope_scaling={"rope_type": "linear", "factor": 2.0})
@@ -326,7 +347,7 @@ ALTERNATIVES = {
 def test_every_training_setting_takes_effect():
     """Changing any one field of TrainSettings changes the trained weights (issue 10: passkey_after was dropped)."""
     assert set(ALTERNATIVES) == {f.name for f in dataclasses.fields(TrainSettings)}
-    config = LabConfig(family="rope", **TINY)
+    config = _config("rope")
     base = TrainSettings(steps=4, batch_size=4, warmup=2, passkey_after=0.5, passkey_fraction=0.5)
     reference, _ = train_model(config, base, progress=False)
     for name, value in ALTERNATIVES.items():
@@ -338,7 +359,7 @@ def test_every_training_setting_takes_effect():
 
 
 def test_unknown_or_bad_training_settings_raise():
-    config = LabConfig(family="rope", **TINY)
+    config = _config("rope")
     with pytest.raises(TypeError, match=r"unknown training settings \['pass_key_after'\]"):
         train_model(config, steps=1, pass_key_after=0.5, progress=False)
     with pytest.raises(TypeError, match="unknown training settings"):
@@ -350,9 +371,7 @@ def test_unknown_or_bad_training_settings_raise():
 
 
 def test_training_smoke_loss_falls():
-    model, log = train_model(
-        LabConfig(family="rope", **TINY), steps=40, batch_size=8, lr=1e-2, warmup=5, progress=False
-    )
+    model, log = train_model(_config("rope"), steps=40, batch_size=8, lr=1e-2, warmup=5, progress=False)
     assert log.steps == 40 and len(log.losses) == 40
     assert np.mean(log.losses[-5:]) < np.mean(log.losses[:5]) - 0.3
     assert not model.training
@@ -360,22 +379,20 @@ def test_training_smoke_loss_falls():
 
 @pytest.mark.parametrize("family", ["rope", "t5_bias"])
 def test_training_is_reproducible_from_the_seed(family):
-    first, _ = train_model(LabConfig(family=family, **TINY), progress=False, **QUICK)
-    second, _ = train_model(LabConfig(family=family, **TINY), progress=False, **QUICK)
+    first, _ = train_model(_config(family), progress=False, **QUICK)
+    second, _ = train_model(_config(family), progress=False, **QUICK)
     for key, value in first.state_dict().items():
         assert torch.equal(value, second.state_dict()[key]), key
 
 
 def test_t5_bias_table_is_trained():
-    model, _ = train_model(LabConfig(family="t5_bias", **TINY), progress=False, **QUICK)
-    initial = TinyTransformer(LabConfig(family="t5_bias", **TINY)).positional.relative.table
+    model, _ = train_model(_config("t5_bias"), progress=False, **QUICK)
+    initial = TinyTransformer(_config("t5_bias")).positional.relative.table
     assert not torch.equal(model.positional.relative.table, initial)
 
 
 def test_untrained_rows_of_learned_table_keep_their_initial_values():
-    model, _ = train_model(
-        LabConfig(family="learned", **TINY), length=16, progress=False, steps=5, batch_size=4, warmup=2
-    )
+    model, _ = train_model(_config("learned"), length=16, progress=False, steps=5, batch_size=4, warmup=2)
     table, reached = learned_table(model)
     init = initial_learned_table(model)
     assert reached == 16 and table.shape == (32, 32)
@@ -384,14 +401,14 @@ def test_untrained_rows_of_learned_table_keep_their_initial_values():
 
 
 def test_fine_tune_copies_and_sets_scaling():
-    model, _ = train_model(LabConfig(family="rope", **TINY), steps=2, batch_size=2, warmup=1, progress=False)
+    model, _ = train_model(_config("rope"), steps=2, batch_size=2, warmup=1, progress=False)
     before = {k: v.clone() for k, v in model.state_dict().items()}
     scaling = {"rope_type": "linear", "factor": 2.0}
     tuned, log = fine_tune(model, scaling, length=32, steps=2, batch_size=2, warmup=1, progress=False)
     assert tuned.rope_scaling == scaling and tuned.train_len == 16 and log.length == 32
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())  # parent untouched
     with pytest.raises(ValueError, match="needs a RoPE model"):
-        fine_tune(TinyTransformer(LabConfig(family="nope", **TINY)), scaling, steps=1, progress=False)
+        fine_tune(TinyTransformer(_config("nope")), scaling, steps=1, progress=False)
 
 
 def test_progress_bar_one_line_and_silenced():
@@ -416,7 +433,7 @@ def test_learning_rate_schedule():
 
 # --------------------------------------------------------------------------- checkpoints and the resumable grid
 def test_checkpoint_round_trip(tmp_path):
-    model, log = train_model(LabConfig(family="learned", **TINY), steps=2, batch_size=2, warmup=1, progress=False)
+    model, log = train_model(_config("learned"), steps=2, batch_size=2, warmup=1, progress=False)
     save_checkpoint(model, "learned", 3, log, directory=tmp_path, command="test")
     weights, meta = checkpoint_paths("learned", 3, tmp_path)
     assert weights.name == "learned.seed3.pt" and meta.name == "learned.seed3.json"
@@ -610,7 +627,7 @@ def test_tables_findings_and_readme_are_generated_from_results():
     text = RESULTS_MD.read_text()
     assert results_tables(results) in text
     assert findings_markdown(results) in text and papers_markdown(results) in text
-    assert readme_section(results) in README.read_text()  # the README's lab section, every number generated
+    assert overview_markdown(results) == LAB_DOC.read_text()  # docs/lab-results.md, every number generated
     for path in PLOTS.values():
         assert path.exists() and path.stat().st_size > 10_000
     s = summary(results, "rope+yarn", "accuracy", 128)
@@ -717,9 +734,9 @@ def _generate_with_kv_cache(model: TinyTransformer, tokens: torch.Tensor, scalin
     return torch.cat(out)  # (T, V)
 
 
-@pytest.mark.parametrize("d_head", [None, 8])
-def test_kv_cache_protocol_equals_token_by_token_generation_with_stale_keys(d_head):
-    cfg = LabConfig(family="rope", d_model=32, n_heads=2, d_head=d_head, d_ff=64, train_len=8, rope_base=50.0)
+@pytest.mark.parametrize("head_dim", [None, 8])
+def test_kv_cache_protocol_equals_token_by_token_generation_with_stale_keys(head_dim):
+    cfg = LabConfig.build("rope", d_model=32, n_heads=2, head_dim=head_dim, d_ff=64, train_len=8, rope_base=50.0)
     model = TinyTransformer(cfg).eval()
     tokens = torch.randint(0, cfg.vocab_size, (1, 30), generator=torch.Generator().manual_seed(0))  # (1, T)
     scaling = {"rope_type": "dynamic", "factor": 1.0}

@@ -2,10 +2,14 @@
 seeds, and measured at 1–8 × their training length.
 
 Modules, one concern each: :mod:`~helpers.lab.data` (synthetic tasks), :mod:`~helpers.lab.positional` (the one
-positional interface), :mod:`~helpers.lab.model` (the transformer), :mod:`~helpers.lab.train` (settings, training),
-:mod:`~helpers.lab.checkpoints` (recipes, files, the resumable grid), :mod:`~helpers.lab.methods` (evaluation methods
-and their names), :mod:`~helpers.lab.evaluate` (measurements), :mod:`~helpers.lab.report` (results.json → tables),
-:mod:`~helpers.lab.plots` (figures).
+positional interface and the family registry), :mod:`~helpers.lab.model` (the transformer and its config),
+:mod:`~helpers.lab.train` (settings, training), :mod:`~helpers.lab.checkpoints` (recipes, files), :mod:`~helpers.lab.train_grid` (the resumable training grid),
+:mod:`~helpers.lab.methods` (evaluation methods, their names and groups), :mod:`~helpers.lab.evaluate` (one
+measurement), :mod:`~helpers.lab.grid` (every method × seed × length → records), :mod:`~helpers.lab.inspection`
+(the learned table, one live run), :mod:`~helpers.lab.records` (reading results.json), :mod:`~helpers.lab.tables`,
+:mod:`~helpers.lab.findings` (claims declared as data), :mod:`~helpers.lab.results_md` (RESULTS.md),
+:mod:`~helpers.lab.overview` (docs/lab-results.md), :mod:`~helpers.lab.report` (all of the results' text in one
+namespace). Figures: :mod:`helpers.plots.lab`; documents written by ``scripts/update_lab_results.py``.
 
 API for notebooks (everything below is importable from ``helpers.lab``)
 -----------------------------------------------------------------------
@@ -14,9 +18,10 @@ Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+
 
     list_checkpoints() -> list[dict]            # name, seed, family, train_len, steps, seconds, size_bytes, command
     load_model(name, seed=0) -> TinyTransformer # eval mode, loaded with torch.load(weights_only=True), cached
-    model.config                                # LabConfig: family, d_model, n_layers, n_heads, train_len, rope_base ...
+    model.config                                # LabConfig: family, d_model, n_layers, n_heads, head_dim, train_len,
+                                                # positional (the family's parameters: config.rope_base ...)
     model.positional                            # the Positional object (add_to_embeddings / rotate / score_bias)
-    model(tokens, rope_scaling=..., return_attention=True) -> (logits, per-layer weights (B, H, T, T))
+    model(tokens, rope_scaling=..., kv_cache=..., return_attention=True) -> (logits, per-layer weights (B, H, T, T))
     model(tokens, logits_at=positions (B, n)) -> logits (B, n, V) there only (the last block computes only them)
     model.layer_attention(tokens, layer) -> (B, H, T, T), running only blocks 0..layer
     model.position_embedding, model.rows_reached   # the learned table ("learned" only) and how many rows were trained
@@ -45,6 +50,7 @@ Training (command line: ``python -m helpers.lab --help``)::
 
 from __future__ import annotations
 
+from helpers.lab import report  # noqa: F401  (lab.report: the results' text, as the notebooks read it)
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,
     MODELS,
@@ -54,37 +60,33 @@ from helpers.lab.checkpoints import (
     list_checkpoints,
     load_model,
     save_checkpoint,
-    train_all,
 )
 from helpers.lab.data import VOCAB_SIZE, PasskeyBatch, lm_batch, passkey_batch, random_keys
 from helpers.lab.evaluate import (
     LENGTH_MULTIPLES,
     LENGTHS,
     attention_weights,
-    evaluate_all,
     evaluate_lm,
     evaluate_passkey,
-    evaluate_scales,
-    initial_learned_table,
-    learned_table,
-    live_run,
-    position_similarity,
     previous_token_attention,
 )
+from helpers.lab.grid import evaluate_all, evaluate_scales
+from helpers.lab.inspection import initial_learned_table, learned_table, live_run, position_similarity
 from helpers.lab.methods import METHODS, LabMethod, lab_method
 from helpers.lab.model import LabConfig, TinyTransformer
 from helpers.lab.positional import Positional
-from helpers.lab.report import (
+from helpers.lab.records import (
     PLOTS,
     RESULTS_DIR,
     RESULTS_JSON,
     RESULTS_MD,
     load_results,
+    save_results,
     seed_values,
     summary,
-    write_results,
 )
 from helpers.lab.train import TrainLog, TrainSettings, fine_tune, train_model
+from helpers.lab.train_grid import train_all
 
 __all__ = [
     "CHECKPOINT_DIR",
@@ -129,6 +131,6 @@ __all__ = [
     "seed_values",
     "summary",
     "train_all",
+    "save_results",
     "train_model",
-    "write_results",
 ]

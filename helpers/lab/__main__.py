@@ -2,7 +2,7 @@
 
 The one command that rebuilds everything (resumable: finished runs are kept, a cut-off run is redone)::
 
-    nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate
+    nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py
 
 Examples::
 
@@ -10,7 +10,7 @@ Examples::
     python -m helpers.lab train                        # every model × seeds 0 1 2 that is missing (parents first)
     python -m helpers.lab train rope alibi --seeds 1   # a part of the grid
     python -m helpers.lab train rope --seeds 0 --force # redo a finished run
-    python -m helpers.lab evaluate                     # every method × seed × length → results/ (JSON, PNGs, tables)
+    python -m helpers.lab evaluate                     # every method × seed × length → results/results.json
     python -m helpers.lab evaluate --methods rope+default rope+linear --lengths 64 128 --no-write   # print a subset
 
 Bad arguments exit with status 2 and a message naming the argument and what is allowed.
@@ -26,7 +26,8 @@ from pathlib import Path
 
 import torch
 
-from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints, train_all
+from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints
+from helpers.lab.train_grid import train_all
 
 
 def positive_int(text: str) -> int:
@@ -149,15 +150,15 @@ def run_train(args: argparse.Namespace) -> None:
 
 def run_evaluate(args: argparse.Namespace) -> None:
     from helpers.lab.checkpoints import RECIPES
-    from helpers.lab.evaluate import evaluate_scales
+    from helpers.lab.grid import evaluate_scales
     from helpers.lab.methods import METHODS as METHODS_
-    from helpers.lab.records import join_scales
-    from helpers.lab.report import RESULTS_DIR, results_tables, write_results
+    from helpers.lab.records import RESULTS_DIR, join_scales, save_results
+    from helpers.lab.tables import results_tables
 
     start = time.perf_counter()
     reuse = None
     if args.reuse:
-        from helpers.lab.report import RESULTS_JSON, load_results
+        from helpers.lab.records import RESULTS_JSON, load_results
 
         reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
     plan = {}
@@ -185,8 +186,9 @@ def run_evaluate(args: argparse.Namespace) -> None:
     print(f"evaluated in {seconds:.1f} s with {args.jobs} process(es)")
     if not args.no_write:
         out = RESULTS_DIR if args.out is None else args.out
-        for path in write_results(results, out):
-            print(f"wrote {path}")
+        print(f"wrote {save_results(results, out)}")
+        where = "" if args.out is None else f" --results {out}"
+        print(f"figures and documents from it: python scripts/update_lab_results.py{where}")
 
 
 def run_list() -> None:

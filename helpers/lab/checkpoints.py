@@ -1,8 +1,8 @@
-"""The shipped checkpoints: the recipes that produce them, saving and loading, and the resumable training grid.
+"""The shipped checkpoints: the recipes that produce them, saving and loading, and their index.
 
 Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales (:data:`SCALES`): at ``tiny``
-(L = 64, the notebooks' scale) the six families pre-trained from scratch (``nope``, ``sinusoidal``, ``learned``,
-``rope``, ``alibi``, ``t5_bias``: 3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
+(L = 64, the notebooks' scale) every family of :data:`helpers.lab.positional.FAMILIES` pre-trained from scratch
+(3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
 ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale factor 4) at three learning rates
 (:data:`FT_LRS`; ``rope+linear_ft_lr3e-4`` ...); at ``small`` (L = 256, where YaRN's bands exist) ``small/rope`` and
 its fine-tunes, the same way. Each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
@@ -13,8 +13,8 @@ extra runs, see :attr:`Recipe.storage`; tensors only; loaded with
 ``torch.load(weights_only=True)``) and ``<model>.seed<k>.json`` the config, the settings, the command that reproduces
 it and the measured training time. The JSON is written last, so a run cut off mid-way leaves no JSON and is redone.
 
-Command line: ``python -m helpers.lab train`` trains every (model, seed) that is missing, parents first, with a
-progress bar; finished runs are never redone (``--force`` to redo).
+Training them: :mod:`helpers.lab.train_grid` (``python -m helpers.lab train`` trains every (model, seed) that is
+missing, parents first, with a progress bar; finished runs are never redone, ``--force`` to redo).
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from pathlib import Path
 
 import torch
 
 from helpers.lab.model import LabConfig, TinyTransformer
-from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings, fine_tune, run_training
+from helpers.lab.positional import FAMILIES
+from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings
+from helpers.methods import POSITIONAL_FAMILIES
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -107,7 +108,7 @@ SCALES: dict[str, Scale] = {
         {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L},
         PRETRAIN,
         FINE_TUNE,
-        ("nope", "sinusoidal", "learned", "rope", "alibi", "t5_bias"),
+        tuple(FAMILIES),
         "the notebooks' scale: 4 heads of d_h = 16 (8 pairs), base 500, L = 64; YaRN's kept band is empty here "
         "(no pair makes 32 turns within L; pair 0 survives only by the code's clamp)",
     ),
@@ -118,7 +119,7 @@ SCALES: dict[str, Scale] = {
             "train_len": 256,
             "max_seq_len": 512,
             "n_heads": 2,
-            "d_head": 64,
+            "head_dim": 64,
             "rope_base": 1250.0,
             "t5_max_distance": 256,
         },
@@ -131,14 +132,6 @@ SCALES: dict[str, Scale] = {
         "passkey rows from step 1600 (with 4000 steps, the previous recipe, only one seed of three learned the "
         "passkey task; a 3000-step development trial learned the copy task but hardly any passkeys)",
     ),
-}
-_DESCRIPTIONS = {
-    "nope": "no positional encoding (causal mask only)",
-    "sinusoidal": "sinusoidal table added to the token embeddings",
-    "learned": "learned table with 2·L rows, trained at L",
-    "rope": "RoPE (half_split layout)",
-    "alibi": "ALiBi: per-head linear distance penalty, slopes 2^(-8h/H)",
-    "t5_bias": "T5 relative bias: 32 causal buckets, max distance L, learned per head",
 }
 
 
@@ -153,9 +146,9 @@ for _scale in SCALES.values():
     for _family in _scale.families:
         RECIPES[_scale.model_name(_family)] = Recipe(
             _scale.model_name(_family),
-            f"{_DESCRIPTIONS[_family]} (scale {_scale.name}, L = {_L})",
+            f"{POSITIONAL_FAMILIES[_family].description} (scale {_scale.name}, L = {_L})",
             _scale.pretrain,
-            config=LabConfig(family=_family, **_scale.config),
+            config=LabConfig.build(_family, shared=True, **_scale.config),
         )
     for _key, _scaling in (
         ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
@@ -207,29 +200,6 @@ def checkpoint_paths(name: str, seed: int, directory: Path = CHECKPOINT_DIR) -> 
 def is_trained(name: str, seed: int, directory: Path = CHECKPOINT_DIR) -> bool:
     """True when both files exist (the JSON is written last)."""
     return all(p.exists() for p in checkpoint_paths(name, seed, directory))
-
-
-# --------------------------------------------------------------------------- training a recipe
-def train_recipe(
-    name: str,
-    seed: int,
-    *,
-    directory: Path = CHECKPOINT_DIR,
-    progress: bool = True,
-    prefix: str = "",
-    steps: int | None = None,
-) -> tuple[TinyTransformer, TrainLog]:
-    """Train checkpoint (``name``, ``seed``) from its recipe (a fine-tune loads its parent of the same seed).
-    ``steps`` overrides the recipe's step count (smoke runs)."""
-    spec = recipe(name)
-    settings = spec.settings_for(_seed(seed))
-    if steps is not None:
-        settings = dataclasses.replace(settings, steps=steps)
-    if spec.init_from is None:
-        model = TinyTransformer(spec.config_for(seed))
-        return model, run_training(model, settings, progress=progress, prefix=prefix)
-    parent = load_model(spec.init_from, seed, directory=directory)
-    return fine_tune(parent, spec.rope_scaling, settings, progress=progress, prefix=prefix)
 
 
 def _atomic_write(path: Path, write) -> None:
@@ -336,15 +306,16 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
             meta = json.loads(path.read_text())
             if meta["name"] != name:
                 continue
+            config = LabConfig.from_dict(meta["config"])
             weights = path.with_name(path.name[: -len(".json")] + ".pt")
             rows.append(
                 {
                     "name": name,
                     "scale": scale_of(name),
                     "seed": meta["seed"],
-                    "family": meta["config"]["family"],
-                    "rope_scaling": meta["config"]["rope_scaling"],
-                    "train_len": meta["config"]["train_len"],
+                    "family": config.family,
+                    "rope_scaling": getattr(config, "rope_scaling", None),
+                    "train_len": config.train_len,
                     "steps": meta["training"]["steps"],
                     "length": meta["training"]["length"],
                     "seconds": meta["training"]["seconds"],
@@ -396,79 +367,3 @@ def write_checkpoint_index(directory: Path = CHECKPOINT_DIR) -> Path:
     path = Path(directory) / "README.md"
     path.write_text("\n".join(lines))
     return path
-
-
-def pending_runs(names, seeds, *, directory: Path = CHECKPOINT_DIR, force: bool = False) -> list[tuple[str, int]]:
-    """The (model, seed) runs still to do, parents before fine-tunes (a fine-tune's parent is added if missing)."""
-    wanted = {(recipe(n).name, _seed(s)) for n in names for s in seeds}
-    for n, s in list(wanted):
-        parent = recipe(n).init_from
-        if parent and not is_trained(parent, s, directory):
-            wanted.add((parent, s))
-    order = sorted(wanted, key=lambda run: (recipe(run[0]).init_from is not None, run[1], MODELS.index(run[0])))
-    return [run for run in order if force or not is_trained(*run, directory)]
-
-
-def _claim(name: str, seed: int, directory: Path) -> Path | None:
-    """Create ``<id>.lock`` (holding this process id) unless another live process holds it; None if taken."""
-    lock = Path(directory) / f"{checkpoint_id(name, seed)}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                os.kill(int(lock.read_text() or 0), 0)  # the holder is alive: leave the run to it
-                return None
-            except (ProcessLookupError, ValueError):
-                lock.unlink(missing_ok=True)  # a stale lock from a run that was cut off
-                continue
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        return lock
-    return None
-
-
-def train_all(
-    names=MODELS,
-    seeds=SEEDS,
-    *,
-    directory: Path = CHECKPOINT_DIR,
-    progress: bool = True,
-    force: bool = False,
-    steps: int | None = None,
-    log=print,
-) -> list[dict]:
-    """Train every missing (model, seed) of ``names`` × ``seeds``, saving each as soon as it finishes (a cut-off
-    session loses at most the run in progress). Several processes may share the grid: each run is claimed with a
-    lock file and re-checked before it starts, so no run is trained twice. Returns one dict per run done here:
-    name, seed, seconds, final_loss."""
-    runs = pending_runs(names, seeds, directory=directory, force=force)
-    done = []
-    start = time.perf_counter()
-    for i, (name, seed) in enumerate(runs, 1):
-        parent = recipe(name).init_from
-        if (not force and is_trained(name, seed, directory)) or (parent and not is_trained(parent, seed, directory)):
-            continue  # finished meanwhile by another process, or its parent is still being trained elsewhere
-        lock = _claim(name, seed, directory)
-        if lock is None:
-            continue
-        try:
-            prefix = f"run {i}/{len(runs)} {checkpoint_id(name, seed):<22s} "
-            model, train_log = train_recipe(
-                name, seed, directory=directory, progress=progress, prefix=prefix, steps=steps
-            )
-            command = recipe(name).command(seed) + (f" --steps {steps}" if steps is not None else "")
-            if Path(directory) != CHECKPOINT_DIR:
-                command += f" --out {directory}"
-            save_checkpoint(model, name, seed, train_log, directory=directory, command=command)
-        finally:
-            lock.unlink(missing_ok=True)
-        _LOADED.pop((str(Path(directory)), name, seed), None)
-        write_checkpoint_index(directory)
-        done.append({"name": name, "seed": seed, "seconds": train_log.seconds, "final_loss": train_log.final_loss})
-        log(
-            f"{checkpoint_id(name, seed)}: {train_log.steps} steps in {train_log.seconds:.1f} s, final loss "
-            f"{train_log.final_loss:.3f} (elapsed {(time.perf_counter() - start) / 60:.1f} min)"
-        )
-    return done

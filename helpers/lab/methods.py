@@ -5,8 +5,8 @@ Every identifier is built from :mod:`helpers.methods` (the course's one vocabula
 ==========================  ==================  ===============================================================
 method                      checkpoint          at evaluation length T (s = T/L, L = the training length)
 ==========================  ==================  ===============================================================
-nope, sinusoidal, learned,  the family's own    the family as trained (the learned table cannot run past its
-alibi, t5_bias                                  2L rows; the others run at any T with nothing changed)
+every family but rope      the family's own    the family as trained (the learned table cannot run past its
+(``positional.FAMILIES``)                       2L rows; the others run at any T with nothing changed)
 rope+default                rope                plain RoPE: θ_i unchanged (extrapolation)
 rope+linear                 rope                zero-shot Position Interpolation ``{"rope_type": "linear", "factor": s}``
 rope+ntk                    rope                zero-shot static NTK-aware ``{"rope_type": "ntk", "factor": s}``
@@ -26,10 +26,21 @@ from __future__ import annotations
 
 import dataclasses
 
+from helpers.lab.positional import FAMILIES
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.scaling import ROPE_SCALING, scaling_config
 
-__all__ = ["ABLATIONS", "LR_SWEEP", "MAIN", "METHODS", "VARIANTS", "LabMethod", "lab_method", "rope_scaling_for"]
+__all__ = [
+    "ABLATIONS",
+    "GROUPS",
+    "LR_SWEEP",
+    "MAIN",
+    "METHODS",
+    "VARIANTS",
+    "LabMethod",
+    "lab_method",
+    "rope_scaling_for",
+]
 
 
 #: Zero-shot variants of a scaling method (the ablations), each changing one thing of the method's HF-style dict.
@@ -39,6 +50,9 @@ VARIANTS = {
     "onepass": "dynamic NTK as HF scores a whole sequence in one call: one scale s = T/L for every position",
 }
 
+
+#: Where a method is listed: the main comparison, the ablations and protocols, the fine-tunes' learning-rate sweep.
+GROUPS = ("main", "ablation", "sweep")
 
 #: Colours of the fine-tuned models: darker shades of PI's orange and YaRN's purple.
 FINE_TUNE_COLORS = {"linear": "#8c3b00", "yarn": "#3b1f6b"}
@@ -52,7 +66,8 @@ class LabMethod:
     :data:`helpers.methods.SCALING_METHODS` (RoPE methods only, else None). ``finetune``: the checkpoint was
     fine-tuned with that scaling (it then always runs with its own dict); ``lr``: the fine-tune's learning rate when
     it is not the shipped recipe's (the sweep). ``window``: the L-token-window baseline. ``variant``: a key of
-    :data:`VARIANTS` (an ablation or a protocol of a zero-shot method).
+    :data:`VARIANTS` (an ablation or a protocol of a zero-shot method). ``group``: where the tables list it, one of
+    :data:`GROUPS` (not part of its identity: left out of :meth:`to_dict`).
     """
 
     family: str
@@ -61,6 +76,11 @@ class LabMethod:
     window: bool = False
     variant: str | None = None
     lr: str | None = None
+    group: str = dataclasses.field(default="main", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.group not in GROUPS:
+            raise ValueError(f"group must be one of {GROUPS}, got {self.group!r}")
 
     @property
     def name(self) -> str:
@@ -120,7 +140,8 @@ class LabMethod:
         return {"color": self.color, "ls": self.linestyle, "label": self.label}
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **dataclasses.asdict(self), "checkpoint": self.checkpoint, "label": self.label}
+        fields = {k: v for k, v in dataclasses.asdict(self).items() if k != "group"}
+        return {"name": self.name, **fields, "checkpoint": self.checkpoint, "label": self.label}
 
 
 #: Lab entries that go with a registry method: plain RoPE's L-token-window baseline (in the main comparison) and the
@@ -128,9 +149,9 @@ class LabMethod:
 _COMPANIONS: dict[str, dict[str, tuple[LabMethod, ...]]] = {
     "main": {"default": (LabMethod("rope", "default", window=True),)},
     "ablation": {
-        "ntk": (LabMethod("rope", "ntk", variant="alpha2s"),),
-        "dynamic": (LabMethod("rope", "dynamic", variant="onepass"),),
-        "yarn": (LabMethod("rope", "yarn", variant="no_temperature"),),
+        "ntk": (LabMethod("rope", "ntk", variant="alpha2s", group="ablation"),),
+        "dynamic": (LabMethod("rope", "dynamic", variant="onepass", group="ablation"),),
+        "yarn": (LabMethod("rope", "yarn", variant="no_temperature", group="ablation"),),
     },
 }
 
@@ -141,25 +162,29 @@ def _zero_shot(group: str) -> tuple[LabMethod, ...]:
     out: list[LabMethod] = []
     for name, spec in ROPE_SCALING.items():
         if spec.lab == group:
-            out.append(LabMethod("rope", name))
+            out.append(LabMethod("rope", name, group=group))
         out += _COMPANIONS[group].get(name, ())
     return tuple(out)
 
 
-_FAMILIES = tuple(LabMethod(family) for family in ("nope", "sinusoidal", "learned", "alibi", "t5_bias"))
+#: Every family but RoPE, as trained (from the family registry, in the vocabulary's order).
+_FAMILIES = tuple(LabMethod(family) for family in FAMILIES if family != "rope")
 _FINE_TUNES = (LabMethod("rope", "linear", finetune=True), LabMethod("rope", "yarn", finetune=True))
 _SWEEP = tuple(
-    LabMethod("rope", scaling, finetune=True, lr=lr) for scaling in ("linear", "yarn") for lr in ("3e-4", "1e-4")
+    LabMethod("rope", scaling, finetune=True, lr=lr, group="sweep")
+    for scaling in ("linear", "yarn")
+    for lr in ("3e-4", "1e-4")
 )
 
 METHODS: dict[str, LabMethod] = {
     m.name: m for m in (*_FAMILIES, *_zero_shot("main"), *_FINE_TUNES, *_zero_shot("ablation"), *_SWEEP)
 }
-#: The main comparison (the tables the README and notebook 05 show first).
-MAIN = tuple(m.name for m in (*_FAMILIES, *_zero_shot("main"), *_FINE_TUNES))
-#: The ablations and protocol variants of zero-shot methods, and the fine-tunes' learning-rate sweep.
-ABLATIONS = tuple(m.name for m in _zero_shot("ablation"))
-LR_SWEEP = tuple(name for name in METHODS if METHODS[name].finetune)
+#: The main comparison (the tables docs/lab-results.md and notebook 05 show first).
+MAIN = tuple(name for name, m in METHODS.items() if m.group == "main")
+#: The ablations and protocol variants of zero-shot methods.
+ABLATIONS = tuple(name for name, m in METHODS.items() if m.group == "ablation")
+#: The fine-tunes at every learning rate of the sweep (the shipped ones included).
+LR_SWEEP = tuple(name for name, m in METHODS.items() if m.finetune)
 #: The zero-shot RoPE methods, in the order tables list them.
 ZERO_SHOT = tuple(name for name in MAIN if METHODS[name].zero_shot)
 #: Families other than RoPE.

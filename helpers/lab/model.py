@@ -1,8 +1,7 @@
 """A tiny pre-LayerNorm decoder-only transformer; position enters through one :class:`Positional` object.
 
-Families (``LabConfig.family``, identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`): ``nope``,
-``sinusoidal``, ``learned``, ``rope``, ``alibi``, ``t5_bias``; each is a :class:`helpers.lab.positional.Positional`
-with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
+Families (``LabConfig.family``: the keys of :data:`helpers.lab.positional.FAMILIES`, identifiers of
+:data:`helpers.methods.POSITIONAL_FAMILIES`): each is a :class:`helpers.lab.positional.Positional` with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
 in :meth:`TinyTransformer.forward` and :meth:`CausalSelfAttention.forward`.
 
 Block (pre-LN, GPT-2 style, no dropout): h = h + Attn(LN(h)); h = h + MLP(LN(h)); logits = W_out·LN(h).
@@ -24,13 +23,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers._checks import check_choice, check_dim, check_int, check_positive
-from helpers.lab.positional import FAMILIES, LearnedTable, Positional, make_positional
-from helpers.rope import LAYOUTS
-from helpers.scaling import ROPE_SCALING
+from helpers._checks import check_dim, check_int
+from helpers.lab.positional import FAMILIES, LearnedTable, Positional, family_class, make_positional
 from helpers.score_biases import causal_additive_mask
-
-_UNSET: Any = object()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,12 +33,14 @@ class LabConfig:
     """Architecture and positional family of a :class:`TinyTransformer` (JSON-serialisable).
 
     ``family``: one of :data:`helpers.lab.positional.FAMILIES`. ``train_len`` is L, the length the model is
-    pre-trained at (YaRN's ``original_max_position_embeddings``). ``max_seq_len``: rows of the learned table
-    (``learned`` only). ``rope_base`` (b), ``rope_layout`` and ``rope_scaling`` (the HF-style dict the model runs with
-    by default; None = plain RoPE; a fine-tune stores the one it was trained with): ``rope`` only.
-    ``t5_num_buckets``, ``t5_max_distance``: ``t5_bias`` only. ``seed``: initialisation. ``d_head``: the head
-    dimension d_h when it is not d_model / n_heads (None = d_model / n_heads); the second scale uses 2 heads of 64
-    on a 64-wide residual stream, so that 32 RoPE pairs span wavelengths from 2π to beyond 8·L.
+    pre-trained at (YaRN's ``original_max_position_embeddings``). ``head_dim``: d_h (None = d_model / n_heads, filled
+    in); the second scale uses 2 heads of 64 on a 64-wide residual stream, so that 32 RoPE pairs span wavelengths from
+    2π to beyond 8·L. ``positional``: the family's own parameters, names and defaults declared by its class
+    (``FAMILIES[family].defaults``, missing ones filled in), read as attributes (``config.rope_base``): ``rope``:
+    ``rope_base`` (b), ``rope_layout``, ``rope_scaling`` (the HF-style dict the model runs with by default; None =
+    plain RoPE; a fine-tune stores the one it was trained with); ``learned``: ``max_seq_len`` (rows),
+    ``learned_init_std``; ``sinusoidal``: ``sinusoidal_base``; ``t5_bias``: ``t5_num_buckets``, ``t5_max_distance``.
+    ``seed``: initialisation. :meth:`build` takes the parameters by name, as the older flat configs stored them.
     """
 
     family: str = "rope"
@@ -51,58 +48,87 @@ class LabConfig:
     d_model: int = 64
     n_layers: int = 2
     n_heads: int = 4
-    d_head: int | None = None
+    head_dim: int | None = None
     d_ff: int = 256
     train_len: int = 64
-    max_seq_len: int = 128
-    rope_base: float = 10000.0
-    rope_layout: str = "half_split"
-    rope_scaling: dict | None = None
-    sinusoidal_base: float = 10000.0
-    learned_init_std: float = 0.02
-    t5_num_buckets: int = 32
-    t5_max_distance: int = 64
+    positional: dict = dataclasses.field(default_factory=dict)
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_choice("family", self.family, FAMILIES)
+        cls = family_class(self.family)
         check_int("vocab_size", self.vocab_size, minimum=2)
         check_dim("d_model", self.d_model)
         check_int("n_layers", self.n_layers, minimum=1)
         check_int("n_heads", self.n_heads, minimum=1)
-        if self.d_head is not None:
-            check_int("d_head", self.d_head, minimum=2, even=True)
+        if self.head_dim is None:
+            if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
+                raise ValueError(
+                    f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) times an even head dimension"
+                )
+            object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
+        check_int("head_dim", self.head_dim, minimum=2, even=True)
         check_int("d_ff", self.d_ff, minimum=1)
         check_int("train_len", self.train_len, minimum=2)
-        check_int("max_seq_len", self.max_seq_len, minimum=1)
-        check_positive("rope_base", self.rope_base, minimum=1.0)
-        check_choice("rope_layout", self.rope_layout, LAYOUTS)
-        check_positive("sinusoidal_base", self.sinusoidal_base)
-        check_positive("learned_init_std", self.learned_init_std)
-        check_int("t5_num_buckets", self.t5_num_buckets, minimum=2, even=True)
-        check_int("t5_max_distance", self.t5_max_distance, minimum=self.t5_num_buckets // 2 + 1)
         check_int("seed", self.seed, minimum=0)
-        if self.d_head is None and (self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2):
-            raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) times an even head dimension")
-        if self.rope_scaling is not None:
-            if self.family != "rope":
-                raise ValueError(f"rope_scaling only applies to family 'rope', got family={self.family!r}")
-            check_rope_scaling(self.rope_scaling)
+        if not isinstance(self.positional, dict):
+            raise TypeError(f"positional must be a dict of the family's parameters, got {self.positional!r}")
+        unknown = sorted(set(self.positional) - set(cls.defaults))
+        if unknown:
+            raise ValueError(f"unknown parameters {unknown} of family {self.family!r}; allowed: {sorted(cls.defaults)}")
+        params = {**cls.defaults, **self.positional}
+        cls.check(params)
+        object.__setattr__(self, "positional", params)
 
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.n_heads if self.d_head is None else self.d_head
+    def __getattr__(self, name: str) -> Any:
+        """The family's parameters read as attributes: ``config.rope_base`` is ``config.positional["rope_base"]``."""
+        params = self.__dict__.get("positional")
+        if params is not None and name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__} of family {self.__dict__.get('family')!r} has no {name!r}")
+
+    @classmethod
+    def build(cls, family: str = "rope", *, shared: bool = False, **settings) -> LabConfig:
+        """A config from flat settings: :class:`LabConfig` fields, and parameters of ``family`` by name
+        (``rope_base=500.0``). ``shared``: the settings serve every family (a scale's), so parameters of the other
+        families are left out; otherwise they raise (ValueError naming the parameter and its family)."""
+        fields = {f.name for f in dataclasses.fields(cls)} - {"positional"}
+        mine = family_class(family).defaults
+        owner = {k: f for f, c in FAMILIES.items() for k in c.defaults}
+        params, rest = {}, {}
+        for key, value in settings.items():
+            if key in mine:
+                params[key] = value
+            elif key in owner:
+                if not shared:
+                    raise ValueError(f"{key} only applies to family {owner[key]!r}, got family={family!r}")
+            elif key in fields:
+                rest[key] = value
+            else:
+                allowed = sorted(fields | set(owner))
+                raise ValueError(f"unknown LabConfig fields {[key]}; allowed: {allowed}")
+        return cls(family=family, positional=params, **rest)
+
+    def replace_params(self, **params) -> LabConfig:
+        """A copy with some of the family's parameters changed (``rope_scaling=...``)."""
+        return dataclasses.replace(self, positional={**self.positional, **params})
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> LabConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown LabConfig fields {unknown}; allowed: {sorted(known)}")
-        return cls(**data)
+        """The config of :meth:`to_dict`, or of an older checkpoint: flat parameters of every family (those of
+        the other families dropped) and ``d_head`` for ``head_dim``."""
+        data = dict(data)
+        if "d_head" in data:
+            data["head_dim"] = data.pop("d_head")
+        if "positional" in data:
+            known = {f.name for f in dataclasses.fields(cls)}
+            unknown = sorted(set(data) - known)
+            if unknown:
+                raise ValueError(f"unknown LabConfig fields {unknown}; allowed: {sorted(known)}")
+            return cls(**data)
+        return cls.build(**data, shared=True)
 
 
 def check_positions(name: str, positions: Any, shape: tuple[int, int]) -> torch.Tensor:
@@ -121,24 +147,13 @@ def check_positions(name: str, positions: Any, shape: tuple[int, int]) -> torch.
     return positions
 
 
-def check_rope_scaling(rope_scaling: Any) -> dict:
-    """An HF-style scaling dict whose ``rope_type`` is in :data:`helpers.scaling.ROPE_SCALING`."""
-    if not isinstance(rope_scaling, dict):
-        raise TypeError(
-            f"rope_scaling must be a dict like {{'rope_type': 'linear', 'factor': 4.0}} or None, got {rope_scaling!r}"
-        )
-    kind = rope_scaling.get("rope_type", rope_scaling.get("type", "default"))
-    check_choice("rope_scaling['rope_type']", kind, tuple(ROPE_SCALING))
-    return rope_scaling
-
-
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention with the positional hooks ``rotate`` (q, k; never v) and ``score_bias``."""
 
     def __init__(self, config: LabConfig):
         super().__init__()
         self.n_heads, self.head_dim = config.n_heads, config.head_dim
-        width = config.n_heads * config.head_dim  # H·d_h (= d_model unless d_head is set)
+        width = config.n_heads * config.head_dim  # H·d_h (= d_model unless head_dim is set)
         self.qkv = nn.Linear(config.d_model, 3 * width, bias=False)
         self.out = nn.Linear(width, config.d_model, bias=False)
 
@@ -146,10 +161,9 @@ class CausalSelfAttention(nn.Module):
         self,
         x: torch.Tensor,
         positional: Positional,
-        rope_scaling: dict | None,
+        options: dict,
         bias: torch.Tensor | None,
         return_attention: bool = False,
-        kv_cache: bool = False,
         query_at: torch.Tensor | None = None,
         weights_only: bool = False,
     ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
@@ -160,7 +174,7 @@ class CausalSelfAttention(nn.Module):
         still attends to every key up to its position); used by the last block when only some logits are needed."""
         b, t, _ = x.shape  # (B, T, D)
         q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, d_h)
-        q, k = positional.rotate(q, k, rope_scaling, kv_cache)  # (B, H, T, d_h) each
+        q, k = positional.rotate(q, k, **options)  # (B, H, T, d_h) each
         weights = None
         if query_at is not None:
             n = query_at.shape[1]
@@ -203,14 +217,13 @@ class Block(nn.Module):
         self,
         h: torch.Tensor,
         positional: Positional,
-        rope_scaling: dict | None,
+        options: dict,
         bias: torch.Tensor | None,
         return_attention: bool = False,
-        kv_cache: bool = False,
         query_at: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(B, T, D) → (B, T, D), or (B, n, D) at the positions ``query_at`` (B, n) only."""
-        update, weights = self.attn(self.ln1(h), positional, rope_scaling, bias, return_attention, kv_cache, query_at)
+        update, weights = self.attn(self.ln1(h), positional, options, bias, return_attention, query_at)
         if query_at is not None:
             h = h.gather(1, query_at[..., None].expand(-1, -1, h.shape[-1]))  # (B, n, D)
         h = h + update  # (B, T, D) or (B, n, D)
@@ -231,7 +244,6 @@ class TinyTransformer(nn.Module):
         if not isinstance(config, LabConfig):
             raise TypeError(f"config must be a LabConfig, got {type(config).__name__}")
         self.config = config
-        self.rope_scaling: dict | None = config.rope_scaling
         torch.manual_seed(config.seed)
         d = config.d_model
         self.embed_scale = math.sqrt(d)
@@ -285,31 +297,41 @@ class TinyTransformer(nn.Module):
         if isinstance(self.positional, LearnedTable):
             self.positional.rows_reached = check_int("rows_reached", value, minimum=0)
 
+    @property
+    def rope_scaling(self) -> dict | None:
+        """The RoPE scaling dict used when a call gives none (a fine-tune's own; None for plain RoPE and for the
+        other families)."""
+        return getattr(self.positional, "rope_scaling", None)
+
+    @rope_scaling.setter
+    def rope_scaling(self, value: dict | None) -> None:
+        options = self.positional.run_options(rope_scaling=value)  # raises for a non-None dict on another family
+        if "rope_scaling" in options:
+            self.positional.rope_scaling = options["rope_scaling"]
+
     def forward(
         self,
         tokens: torch.Tensor,
         *,
-        rope_scaling: dict | None = _UNSET,
         return_attention: bool = False,
-        kv_cache: bool = False,
         logits_at: torch.Tensor | None = None,
+        **options,
     ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         """Next-token logits (B, T, vocab_size) for ``tokens`` (B, T) int64.
 
-        ``rope_scaling``: override the model's RoPE scaling dict for this call (``rope`` models only; None = plain).
         ``return_attention``: also return every layer's attention weights, a tuple of n_layers tensors (B, H, T, T).
-        ``kv_cache``: score the sequence as token-by-token generation with a KV cache would (length-dependent RoPE
-        methods only: position t uses the frequencies for t + 1 tokens, cached keys keep theirs).
         ``logits_at``: int64 positions (B, n): return only the logits there, (B, n, vocab_size), the same numbers as
         the full call's (up to float rounding) at about half its cost: the last block computes only those queries.
+        ``options``: the family's per-call options (:meth:`helpers.lab.positional.Positional.run_options`); RoPE's
+        are ``rope_scaling`` (override the model's scaling dict for this call; None = plain) and ``kv_cache`` (score
+        the sequence as token-by-token generation with a KV cache would: length-dependent methods only, position t
+        uses the frequencies for t + 1 tokens, cached keys keep theirs).
         A learned table raises IndexError (with its message) when T exceeds its ``max_seq_len``.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.is_floating_point():
             raise TypeError(f"tokens must be an integer tensor of shape (B, T), got {tokens!r}")
         if not isinstance(return_attention, bool):
             raise TypeError(f"return_attention must be a bool, got {return_attention!r}")
-        if not isinstance(kv_cache, bool):
-            raise TypeError(f"kv_cache must be a bool, got {kv_cache!r}")
         if logits_at is not None:
             check_positions("logits_at", logits_at, tokens.shape)
             if return_attention:
@@ -317,39 +339,29 @@ class TinyTransformer(nn.Module):
                     "logits_at and return_attention=True cannot be combined (the last layer's weights "
                     "would cover only some queries)"
                 )
-        if rope_scaling is _UNSET:
-            rope_scaling = self.rope_scaling
-        elif self.config.family != "rope" and rope_scaling is not None:
-            raise ValueError(
-                f"rope_scaling only applies to a RoPE model; this model's family is {self.config.family!r}"
-            )
-        elif rope_scaling is not None:
-            check_rope_scaling(rope_scaling)
+        options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
         bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
         weights = []
         for i, block in enumerate(self.blocks):
             last = i == len(self.blocks) - 1
             query_at = logits_at if last else None
-            h, w = block(h, self.positional, rope_scaling, bias, return_attention, kv_cache, query_at)  # (B, T|n, D)
+            h, w = block(h, self.positional, options, bias, return_attention, query_at)  # (B, T|n, D)
             weights.append(w)
         logits = self.lm_head(self.ln_f(h))  # (B, T, V) or (B, n, V)
         return (logits, tuple(weights)) if return_attention else logits
 
-    def layer_attention(
-        self, tokens: torch.Tensor, layer: int, *, rope_scaling: dict | None = _UNSET, kv_cache: bool = False
-    ) -> torch.Tensor:
+    def layer_attention(self, tokens: torch.Tensor, layer: int, **options) -> torch.Tensor:
         """Attention weights (B, H, T, T) of block ``layer`` for ``tokens`` (B, T), running only blocks 0..layer
         (the same numbers as ``forward(..., return_attention=True)[1][layer]``, without the layers above)."""
         check_int("layer", layer, minimum=0)
         if layer >= self.config.n_layers:
             raise IndexError(f"layer must be < n_layers = {self.config.n_layers}, got {layer}")
-        if rope_scaling is _UNSET:
-            rope_scaling = self.rope_scaling
+        options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
         bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
         for block in self.blocks[:layer]:
-            h, _ = block(h, self.positional, rope_scaling, bias, False, kv_cache)  # (B, T, D)
+            h, _ = block(h, self.positional, options, bias)  # (B, T, D)
         block = self.blocks[layer]
-        _, weights = block.attn(block.ln1(h), self.positional, rope_scaling, bias, True, kv_cache, weights_only=True)
+        _, weights = block.attn(block.ln1(h), self.positional, options, bias, True, weights_only=True)
         return weights  # (B, H, T, T)

@@ -3,11 +3,17 @@
 Every positional family is a :class:`Positional` with the same small interface, called at fixed places by
 :class:`helpers.lab.model.TinyTransformer`::
 
+    options = positional.run_options(**kwargs)    # per-call options, checked (RoPE: rope_scaling, kv_cache)
     h = positional.add_to_embeddings(h)            # (B, T, D): absolute tables add here (else unchanged)
-    q, k = positional.rotate(q, k, rope_scaling, kv_cache)   # (B, H, T, d_h): RoPE rotates here (else unchanged)
+    q, k = positional.rotate(q, k, **options)      # (B, H, T, d_h): RoPE rotates here (else unchanged)
     bias = positional.score_bias(T)                # (H, T, T) added to q·kᵀ/√d_h, or None
 
-Families (identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`):
+A family is one subclass, registered in :data:`FAMILIES` (name → class) by defining it: its ``family`` (an identifier
+of :data:`helpers.methods.POSITIONAL_FAMILIES`, which holds its label, colour and description), its parameters with
+their defaults (``defaults``: they live in :attr:`helpers.lab.model.LabConfig.positional`), their checks
+(``check``), ``from_config`` and the hooks it overrides. The lab then trains, evaluates and reports it.
+
+Families:
 
 * ``nope``: nothing; the causal mask alone tells positions apart (Haviv et al. 2022, arXiv 2203.16634;
   Kazemnejad et al. 2023, arXiv 2305.19466).
@@ -30,18 +36,22 @@ Families (identifiers of :data:`helpers.methods.POSITIONAL_FAMILIES`):
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import torch
 from torch import nn
 
 from helpers import score_biases
+from helpers._checks import check_choice, check_int, check_positive
 from helpers.learned import LearnedPositionalEmbedding
-from helpers.rope import RopeCache, apply_rope
+from helpers.methods import POSITIONAL_FAMILIES
+from helpers.rope import LAYOUTS, RopeCache, apply_rope
 from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
 from helpers.score_biases import alibi_bias
 from helpers.sinusoidal import sinusoidal_table
 
 __all__ = [
+    "FAMILIES",
     "AlibiBias",
     "LearnedTable",
     "NoPositional",
@@ -49,29 +59,73 @@ __all__ = [
     "RopeRotation",
     "SinusoidalTable",
     "T5RelativeBias",
+    "check_rope_scaling",
+    "family_class",
     "make_positional",
 ]
 
+
+#: "Not given" for a keyword whose None means something (``rope_scaling=None`` is plain RoPE).
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 
 #: Scaling methods whose frequencies depend on the current length T (one cache per T for them): the registry's
 #: methods that read ``seq_len``.
 LENGTH_DEPENDENT = tuple(name for name, spec in ROPE_SCALING.items() if spec.reads_length)
 
 
+#: Every family: name → its :class:`Positional` subclass, in the order the classes are defined (the vocabulary's).
+FAMILIES: dict[str, type[Positional]] = {}
+
+
+def check_rope_scaling(rope_scaling: Any) -> dict:
+    """An HF-style scaling dict whose ``rope_type`` is in :data:`helpers.scaling.ROPE_SCALING`."""
+    if not isinstance(rope_scaling, dict):
+        raise TypeError(
+            f"rope_scaling must be a dict like {{'rope_type': 'linear', 'factor': 4.0}} or None, got {rope_scaling!r}"
+        )
+    kind = rope_scaling.get("rope_type", rope_scaling.get("type", "default"))
+    check_choice("rope_scaling['rope_type']", kind, tuple(ROPE_SCALING))
+    return rope_scaling
+
+
 class Positional(nn.Module):
-    """The interface: three hooks, each the identity (or no bias) unless a family overrides it."""
+    """The interface: three hooks, each the identity (or no bias) unless a family overrides it.
+
+    Class attributes of a family: ``family`` (its identifier) and ``defaults`` (its parameters in
+    ``LabConfig.positional`` and their defaults; none here)."""
 
     family = "nope"
+    defaults: dict[str, Any] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.family not in POSITIONAL_FAMILIES:
+            raise ValueError(f"family {cls.family!r} needs a line in helpers.methods.POSITIONAL_FAMILIES")
+        FAMILIES[cls.family] = cls
+
+    @classmethod
+    def check(cls, params: dict) -> None:
+        """Raise ValueError naming a parameter of ``params`` (this family's, defaults filled in) that is invalid."""
+
+    @classmethod
+    def from_config(cls, config) -> Positional:
+        """The object for a :class:`helpers.lab.model.LabConfig` of this family."""
+        return cls()
+
+    def run_options(self, **options) -> dict:
+        """The per-call options (keywords of the model's forward) checked and resolved: none for most families; a
+        RoPE-only option given to another family raises, naming it (None / False mean "not given")."""
+        given = sorted(k for k, v in options.items() if v is not None and v is not False and v is not UNSET)
+        if given:
+            raise ValueError(f"{', '.join(given)} only applies to a RoPE model; this model's family is {self.family!r}")
+        return {}
 
     def add_to_embeddings(self, h: torch.Tensor) -> torch.Tensor:
         """h (B, T, D) → h + position vectors (B, T, D). Default: unchanged."""
         return h
 
-    def rotate(
-        self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None, kv_cache: bool = False
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """q, k (B, H, T, d_h) → rotated q, k. Default: unchanged (``rope_scaling`` and ``kv_cache`` only matter
-        for RoPE)."""
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, **options) -> tuple[torch.Tensor, torch.Tensor]:
+        """q, k (B, H, T, d_h) → rotated q, k (``options`` from :meth:`run_options`). Default: unchanged."""
         return q, k
 
     def score_bias(self, length: int) -> torch.Tensor | None:
@@ -89,6 +143,15 @@ class SinusoidalTable(Positional):
     """``sinusoidal``: h + PE[0..T−1], the fixed table of Vaswani §3.5 (float32, cached per T)."""
 
     family = "sinusoidal"
+    defaults = {"sinusoidal_base": 10000.0}
+
+    @classmethod
+    def check(cls, params: dict) -> None:
+        check_positive("sinusoidal_base", params["sinusoidal_base"])
+
+    @classmethod
+    def from_config(cls, config) -> SinusoidalTable:
+        return cls(config.d_model, config.sinusoidal_base)
 
     def __init__(self, d_model: int, base: float):
         super().__init__()
@@ -114,6 +177,16 @@ class LearnedTable(Positional):
     """
 
     family = "learned"
+    defaults = {"max_seq_len": 128, "learned_init_std": 0.02}
+
+    @classmethod
+    def check(cls, params: dict) -> None:
+        check_int("max_seq_len", params["max_seq_len"], minimum=1)
+        check_positive("learned_init_std", params["learned_init_std"])
+
+    @classmethod
+    def from_config(cls, config) -> LearnedTable:
+        return cls(config.max_seq_len, config.d_model, init_std=config.learned_init_std, seed=config.seed)
 
     def __init__(self, max_seq_len: int, d_model: int, *, init_std: float, seed: int):
         super().__init__()
@@ -134,10 +207,29 @@ class RopeRotation(Positional):
     """
 
     family = "rope"
+    defaults = {"rope_base": 10000.0, "rope_layout": "half_split", "rope_scaling": None}
 
-    def __init__(self, head_dim: int, base: float, *, layout: str, train_len: int):
+    @classmethod
+    def check(cls, params: dict) -> None:
+        check_positive("rope_base", params["rope_base"], minimum=1.0)
+        check_choice("rope_layout", params["rope_layout"], LAYOUTS)
+        if params["rope_scaling"] is not None:
+            check_rope_scaling(params["rope_scaling"])
+
+    @classmethod
+    def from_config(cls, config) -> RopeRotation:
+        return cls(
+            config.head_dim,
+            config.rope_base,
+            layout=config.rope_layout,
+            train_len=config.train_len,
+            rope_scaling=config.rope_scaling,
+        )
+
+    def __init__(self, head_dim: int, base: float, *, layout: str, train_len: int, rope_scaling: dict | None = None):
         super().__init__()
         self.head_dim, self.base, self.layout, self.train_len = head_dim, base, layout, train_len
+        self.rope_scaling = rope_scaling  # the dict used when a call does not give one (a fine-tune's own)
         self._caches: dict[tuple[str, int | None], RopeCache] = {}
         self._stale: dict[tuple, tuple[torch.Tensor, torch.Tensor]] = {}
 
@@ -190,8 +282,19 @@ class RopeRotation(Positional):
             )
         return self._stale[key]
 
+    def run_options(self, *, rope_scaling: dict | None = UNSET, kv_cache: bool = False) -> dict:
+        """``rope_scaling``: this call's HF-style dict (default: :attr:`rope_scaling`; None = plain RoPE).
+        ``kv_cache``: score as token-by-token generation with a KV cache (length-dependent methods only)."""
+        if not isinstance(kv_cache, bool):
+            raise TypeError(f"kv_cache must be a bool, got {kv_cache!r}")
+        if rope_scaling is UNSET:
+            rope_scaling = self.rope_scaling
+        elif rope_scaling is not None:
+            check_rope_scaling(rope_scaling)
+        return {"rope_scaling": rope_scaling, "kv_cache": kv_cache}
+
     def rotate(
-        self, q: torch.Tensor, k: torch.Tensor, rope_scaling: dict | None, kv_cache: bool = False
+        self, q: torch.Tensor, k: torch.Tensor, *, rope_scaling: dict | None = None, kv_cache: bool = False
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """q, k (B, H, T, d_h) rotated; ``kv_cache``: as generation with a KV cache (:meth:`kv_cache_cos_sin`)."""
         if kv_cache:
@@ -210,6 +313,10 @@ class AlibiBias(Positional):
 
     family = "alibi"
 
+    @classmethod
+    def from_config(cls, config) -> AlibiBias:
+        return cls(config.n_heads)
+
     def __init__(self, n_heads: int):
         super().__init__()
         self.n_heads = n_heads
@@ -226,6 +333,18 @@ class T5RelativeBias(Positional):
     (causal buckets; table (num_buckets, H) initialised N(0, 0.02²) from the config's seed)."""
 
     family = "t5_bias"
+    defaults = {"t5_num_buckets": 32, "t5_max_distance": 64}
+
+    @classmethod
+    def check(cls, params: dict) -> None:
+        check_int("t5_num_buckets", params["t5_num_buckets"], minimum=2, even=True)
+        check_int("t5_max_distance", params["t5_max_distance"], minimum=params["t5_num_buckets"] // 2 + 1)
+
+    @classmethod
+    def from_config(cls, config) -> T5RelativeBias:
+        return cls(
+            config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance, seed=config.seed
+        )
 
     def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int, seed: int):
         super().__init__()
@@ -237,24 +356,13 @@ class T5RelativeBias(Positional):
         return self.relative(length)  # (H, T, T)
 
 
+def family_class(family: str) -> type[Positional]:
+    """The :class:`Positional` subclass of ``family`` (a key of :data:`FAMILIES`)."""
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"family must be one of {tuple(FAMILIES)}, got {family!r}")
+    return FAMILIES[family]
+
+
 def make_positional(config) -> Positional:
     """The :class:`Positional` of a :class:`helpers.lab.model.LabConfig` (its ``family``)."""
-    family = config.family
-    if family == "nope":
-        return NoPositional()
-    if family == "sinusoidal":
-        return SinusoidalTable(config.d_model, config.sinusoidal_base)
-    if family == "learned":
-        return LearnedTable(config.max_seq_len, config.d_model, init_std=config.learned_init_std, seed=config.seed)
-    if family == "rope":
-        return RopeRotation(config.head_dim, config.rope_base, layout=config.rope_layout, train_len=config.train_len)
-    if family == "alibi":
-        return AlibiBias(config.n_heads)
-    if family == "t5_bias":
-        return T5RelativeBias(
-            config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance, seed=config.seed
-        )
-    raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-
-
-FAMILIES = ("nope", "sinusoidal", "learned", "rope", "alibi", "t5_bias")
+    return family_class(config.family).from_config(config)

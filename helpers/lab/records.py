@@ -2,7 +2,7 @@
 
 The accessors every table, figure and notebook uses: :func:`load_results`, :func:`record`, :func:`seeds_of` (the
 seeds evaluated for some methods), :func:`seed_values` (one value per seed) and :func:`summary` (mean, min, max over
-seeds). Plain NumPy; :mod:`helpers.lab.report` and :mod:`helpers.lab.plots` both read through here.
+seeds). Plain NumPy; the tables, the findings and :mod:`helpers.plots.lab` all read through here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,14 @@ import numpy as np
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 RESULTS_JSON = RESULTS_DIR / "results.json"
+RESULTS_MD = RESULTS_DIR / "RESULTS.md"
+#: The figures drawn from the records (:func:`helpers.plots.lab.results_figures`), saved next to them.
+PLOTS = {
+    "loss_by_position": RESULTS_DIR / "loss_by_position.png",
+    "passkey_by_length": RESULTS_DIR / "passkey_by_length.png",
+    "learned_table": RESULTS_DIR / "learned_table.png",
+    "passkey_by_length_small": RESULTS_DIR / "passkey_by_length_small.png",
+}
 
 METRICS = {
     "lm": ("loss", "loss_by_bucket", "bucket_starts", "previous_token_attention", "previous_token_by_head"),
@@ -23,11 +31,25 @@ METRICS = {
 
 
 def load_results(path: Path = RESULTS_JSON) -> dict:
-    """The stored evaluation results (``results/results.json``), as written by :func:`helpers.lab.report.write_results`."""
+    """The stored evaluation results (``results/results.json``), as written by :func:`save_results`."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no stored results at {path}; run `python -m helpers.lab evaluate`")
     return json.loads(path.read_text())
+
+
+def save_results(results: dict, directory: Path = RESULTS_DIR) -> Path:
+    """Write ``results.json`` into ``directory`` (created if missing); returns its path."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / RESULTS_JSON.name
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    return path
+
+
+def scales_of(results: dict) -> list[str]:
+    """The scales in ``results``: the top level's (``tiny``) first, then those under ``results["scales"]``."""
+    return [results["meta"].get("scale", "tiny"), *results.get("scales", {})]
 
 
 def _task_of(metric: str) -> str:
@@ -39,7 +61,7 @@ def _task_of(metric: str) -> str:
 
 def at_scale(results: dict, scale: str) -> dict:
     """The view of ``results`` at one scale: ``{"meta", "methods", "checkpoints", "records"}`` as
-    :func:`helpers.lab.evaluate.evaluate_all` returns them for that scale. The file's top level is the ``tiny``
+    :func:`helpers.lab.grid.evaluate_all` returns them for that scale. The file's top level is the ``tiny``
     view (what the notebooks read); other scales' meta and methods are under ``results["scales"]``."""
     if results["meta"].get("scale", "tiny") == scale:
         return results
@@ -50,7 +72,7 @@ def at_scale(results: dict, scale: str) -> dict:
 
 
 def join_scales(main: dict, *others: dict) -> dict:
-    """One results dict from :func:`helpers.lab.evaluate.evaluate_all` results at several scales: ``main``'s view at
+    """One results dict from :func:`helpers.lab.grid.evaluate_all` results at several scales: ``main``'s view at
     the top level, the others' meta and methods under ``"scales"``, every record and checkpoint in one list."""
     out = {k: main[k] for k in ("meta", "methods")}
     out["scales"] = {o["meta"]["scale"]: {"meta": o["meta"], "methods": o["methods"]} for o in others}

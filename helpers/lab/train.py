@@ -25,7 +25,8 @@ import torch.nn.functional as F
 
 from helpers._checks import check_int, check_positive
 from helpers.lab.data import training_batch
-from helpers.lab.model import LabConfig, TinyTransformer, check_rope_scaling
+from helpers.lab.model import LabConfig, TinyTransformer
+from helpers.lab.positional import check_rope_scaling
 
 __all__ = [
     "ProgressBar",
@@ -250,7 +251,7 @@ def fine_tune(
         raise ValueError(f"fine_tune needs a RoPE model, got family={model.config.family!r}")
     check_rope_scaling(rope_scaling)
     settings = TrainSettings.build(settings if settings is not None else FINE_TUNE, **overrides)
-    config = dataclasses.replace(model.config, rope_scaling=dict(rope_scaling))
+    config = model.config.replace_params(rope_scaling=dict(rope_scaling))
     tuned = TinyTransformer(config)
     tuned.load_state_dict(copy.deepcopy(model.state_dict()))
     return tuned, run_training(tuned, settings, progress=progress, prefix=prefix)

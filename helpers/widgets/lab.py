@@ -1,7 +1,7 @@
 """Notebook 05 §8's panel: pick a scale, a method, a seed and an evaluation length; one trained model runs live.
 
-The run is :func:`helpers.lab.evaluate.live_run` (one forward pass with the method's own protocol, layer-0 attention
-returned by the model's forward); the drawing is :class:`helpers.lab.plots.LiveRun`, updated in place. Methods are
+The run is :func:`helpers.lab.inspection.live_run` (one forward pass with the method's own protocol, layer-0 attention
+returned by the model's forward); the drawing is :class:`helpers.plots.lab.LiveRun`, updated in place. Methods are
 the lab's names (:data:`helpers.lab.methods.METHODS`), offered per scale where a checkpoint exists.
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 import ipywidgets as W
 
 from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS, is_trained, load_model
-from helpers.lab.evaluate import lengths_of, live_run
+from helpers.lab.evaluate import lengths_of
+from helpers.lab.inspection import live_run
 from helpers.lab.methods import METHODS
-from helpers.lab.plots import LiveRun
+from helpers.plots.lab import LiveRun
 from helpers.widgets._common import STYLE, Layout, View, panel, view_on
 
 __all__ = ["LAB_LAYOUT", "draw_lab_run", "lab_panel", "methods_at"]
@@ -53,7 +54,7 @@ class LabRunView(View):
 
 
 def draw_lab_run(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2, *, fig=None):
-    """Loss by position and layer-0 attention map of one lab model run live (:func:`helpers.lab.evaluate.live_run`)."""
+    """Loss by position and layer-0 attention map of one lab model run live (:func:`helpers.lab.inspection.live_run`)."""
     return view_on(LabRunView, fig).update(scale, method, seed, multiple)
 
 

@@ -1,21 +1,21 @@
-"""Figures of the lab's stored results (pure matplotlib + NumPy; each function takes ``ax`` and returns it).
+"""Figures of the lab's stored results, notebooks 03 and 05 (pure matplotlib + NumPy; each ``plot_*`` takes ``ax``
+and returns it).
 
 Every series is read from the records of ``results.json`` through :mod:`helpers.lab.records` (mean over seeds, and
 the min–max range over seeds as a band); names, labels and colours come from :mod:`helpers.lab.methods`, i.e. from
-:mod:`helpers.methods`. Used by :func:`helpers.lab.report.write_results` for the PNGs in ``results/`` and by
+:mod:`helpers.methods`. Used by ``scripts/update_lab_results.py`` for the PNGs in ``helpers/lab/results/`` (:func:`write_figures`) and by
 notebook 05 to redraw in well under a second.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 
 from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
-from helpers.lab.records import record, seed_values, seeds_of
+from helpers.lab.records import at_scale, record, seed_values, seeds_of
 
 
 def _new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.0, 3.2)) -> Axes:
@@ -87,43 +87,6 @@ def plot_passkey_by_length(results: dict, methods, *, ax: Axes | None = None) ->
     return ax
 
 
-def passkey_grid(results: dict, method: str, seed: int | None = None) -> np.ndarray:
-    """Accuracy (depths, lengths) of ``method`` for one seed, or the mean over seeds (``seed=None``); NaN where the
-    method cannot run."""
-    meta = results["meta"]
-    seeds = seeds_of(results, method) if seed is None else [seed]
-    grid = np.zeros((len(meta["passkey_depths"]), len(meta["lengths"])))  # (depths, lengths)
-    for j, t in enumerate(meta["lengths"]):
-        for s in seeds:
-            r = record(results, method, s, "passkey", t)
-            grid[:, j] += np.asarray(r["metrics"]["accuracy_by_depth"]) if r["status"] == "ok" else np.nan
-    return grid / len(seeds)  # (depths, lengths)
-
-
-def plot_passkey_heatmap(
-    results: dict, method: str, *, seed: int | None = None, ax: Axes | None = None, colorbar: bool = False
-) -> Axes:
-    """Passkey accuracy over evaluation length (x) × key depth (y) for ``method`` (mean over seeds unless ``seed``);
-    grey "n/a" where it cannot run."""
-    ax = _new_axes(ax, (3.0, 2.6))
-    meta = results["meta"]
-    grid = passkey_grid(results, method, seed)  # (depths, lengths)
-    cmap = colormaps["viridis"].with_extremes(bad="0.85")
-    image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap=cmap, origin="lower", aspect="auto")
-    for (i, j), value in np.ndenumerate(grid):
-        text = "n/a" if np.isnan(value) else f"{value:.2f}"
-        ax.text(j, i, text, ha="center", va="center", fontsize=6, color="k" if np.isnan(value) or value > 0.5 else "w")
-    ax.set_xticks(range(len(meta["lengths"])), [str(t) for t in meta["lengths"]])
-    ax.set_yticks(range(len(meta["passkey_depths"])), [f"{d:.2f}" for d in meta["passkey_depths"]])
-    ax.set_xlabel("context length T (tokens)")
-    ax.set_ylabel("key depth (0 = start)")
-    which = "mean over seeds" if seed is None else f"seed {seed}"
-    ax.set_title(f"{lab_method(method).label} ({which})", fontsize=9)
-    if colorbar:
-        ax.figure.colorbar(image, ax=ax, label="passkey accuracy")
-    return ax
-
-
 def _groups(results: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     present = set(results["methods"])
     zero_shot = tuple(m for m in (*ZERO_SHOT, "rope+default_window") if m in present)
@@ -131,36 +94,34 @@ def _groups(results: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return zero_shot, others
 
 
-def loss_figure(results: dict) -> Figure:
-    """Two panels at the longest length: zero-shot RoPE methods (and the window baseline); the other families, plain
-    RoPE and the fine-tunes."""
-    fig = Figure(figsize=(11.0, 3.8), layout="constrained")
+def _two_panels(results: dict, plot, height: float, title: str) -> Figure:
+    """``plot`` (a ``plot_*`` of this module) twice side by side: zero-shot RoPE methods (and the window baseline);
+    the other families, plain RoPE and the fine-tunes."""
+    fig = Figure(figsize=(11.0, height), layout="constrained")
     left, right = fig.subplots(1, 2, sharey=True)
     zero_shot, others = _groups(results)
-    plot_loss_by_position(results, zero_shot, ax=left)
-    plot_loss_by_position(results, others, ax=right)
+    plot(results, zero_shot, ax=left)
+    plot(results, others, ax=right)
     left.set_title("zero-shot RoPE scaling (s = T/L)")
     right.set_title("every family, and fine-tuned RoPE")
-    fig.suptitle(
-        f"Copy-LM loss by position at T = {max(results['meta']['lengths'])} (buckets of {results['meta']['bucket']} "
+    fig.suptitle(title)
+    return fig
+
+
+def loss_figure(results: dict) -> Figure:
+    """Loss by position at the longest length, in the two panels of :func:`_two_panels`."""
+    meta = results["meta"]
+    title = (
+        f"Copy-LM loss by position at T = {max(meta['lengths'])} (buckets of {meta['bucket']} "
         f"positions; line = mean over seeds, band = range over seeds)"
     )
-    return fig
+    return _two_panels(results, plot_loss_by_position, 3.8, title)
 
 
 def passkey_figure(results: dict) -> Figure:
-    """Passkey accuracy against length: zero-shot RoPE methods; the other families and the fine-tunes."""
-    fig = Figure(figsize=(11.0, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2, sharey=True)
-    zero_shot, others = _groups(results)
-    plot_passkey_by_length(results, zero_shot, ax=left)
-    plot_passkey_by_length(results, others, ax=right)
-    left.set_title("zero-shot RoPE scaling (s = T/L)")
-    right.set_title("every family, and fine-tuned RoPE")
-    fig.suptitle(
-        f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
-    )
-    return fig
+    """Passkey accuracy against length, in the two panels of :func:`_two_panels`."""
+    title = f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
+    return _two_panels(results, plot_passkey_by_length, 3.6, title)
 
 
 def learned_table_figure(table: np.ndarray, rows_reached: int, learned_sim: np.ndarray, sin_sim: np.ndarray) -> Figure:
@@ -171,6 +132,18 @@ def learned_table_figure(table: np.ndarray, rows_reached: int, learned_sim: np.n
     plot_similarity(learned_sim, title="learned: cosine similarity of rows", ax=b)
     plot_similarity(sin_sim, title="sinusoidal: cosine similarity of rows", ax=c)
     return fig
+
+
+def results_figures(results: dict, learned: tuple | None = None) -> dict[str, Figure]:
+    """The figures saved beside ``results.json`` (keys of :data:`helpers.lab.records.PLOTS`): loss by position and
+    passkey by length (tiny; and small when evaluated), and the learned table's figure when ``learned`` =
+    (table (N, D), rows_reached, its row similarities (N, N), the sinusoidal table's (N, N)) is given."""
+    figures = {"loss_by_position": loss_figure(results), "passkey_by_length": passkey_figure(results)}
+    if "small" in results.get("scales", {}):
+        figures["passkey_by_length_small"] = passkey_figure(at_scale(results, "small"))
+    if learned is not None:
+        figures["learned_table"] = learned_table_figure(*learned)
+    return figures
 
 
 def plot_learned_table(table: np.ndarray, rows_reached: int, *, ax: Axes | None = None) -> Axes:
