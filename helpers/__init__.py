@@ -8,6 +8,13 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.rope`         RoPE frequencies, angles, rotation in both layouts, R_Θ, layout permutation (04)
 * :mod:`helpers.scaling`      RoPE length extension: PI, NTK-aware, dynamic NTK, YaRN, Llama 3, LongRoPE (05)
 * :mod:`helpers.score_biases` biases on the scores: ALiBi slopes and bias, T5 relative buckets and bias (06)
+* :mod:`helpers.layer_schedules` 2025–26 per-layer designs: proportional vs partial RoPE, NoPE layers, Llama 4's
+  query temperature, sliding/full layer types
+* :mod:`helpers.mrope`        M-RoPE position ids and cos/sin (Qwen2-VL sectioned, Qwen3-VL interleaved)
+* :mod:`helpers.mla`          decoupled RoPE scores and softmax scale of multi-head latent attention (DeepSeek-V3)
+* :mod:`helpers.sinks`        attention with learned sinks (gpt-oss)
+* :mod:`helpers.model_configs` per-layer-type RoPE reader and per-layer table of a model config
+* :mod:`helpers.model_gallery` real models' position fields, with their sources (plain data)
 * :mod:`helpers.real`         a real pretrained model (SmolLM2-135M) run by the course's own code (07)
 * :mod:`helpers.lab`          the tiny-model lab: data, model, training, evaluation, results (03, 05, 06)
 * :mod:`helpers.methods`      the vocabulary: every method's identifier, label, colour and paper

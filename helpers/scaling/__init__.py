@@ -27,6 +27,8 @@ Modules, one idea each (everything is importable from here):
 * :mod:`~helpers.scaling.hf_config`: the HF config adapter;
 * :mod:`~helpers.scaling.diagnostics`: the methods side by side and the teaching diagnostics.
 
+Private: ``_args`` (the argument checks the methods share).
+
 Formulas and the HF 5.24 conventions they follow: ``shared/design/reference-formulas.md``. Used by notebook 05.
 """
 
