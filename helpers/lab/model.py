@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers._checks import check_choice, check_dim, check_int, check_positive
-from helpers.lab.positional import FAMILIES, LearnedTable, Positional, make_positional
+from helpers.lab.positional import FAMILIES, T5_INITS, LearnedTable, Positional, make_positional
 from helpers.rope import LAYOUTS
 from helpers.scaling import ROPE_SCALING
 from helpers.score_biases import causal_additive_mask
@@ -41,7 +41,10 @@ class LabConfig:
     pre-trained at (YaRN's ``original_max_position_embeddings``). ``max_seq_len``: rows of the learned table
     (``learned`` only). ``rope_base`` (b), ``rope_layout`` and ``rope_scaling`` (the HF-style dict the model runs with
     by default; None = plain RoPE; a fine-tune stores the one it was trained with): ``rope`` only.
-    ``t5_num_buckets``, ``t5_max_distance``: ``t5_bias`` only. ``seed``: initialisation. ``d_head``: the head
+    ``t5_num_buckets``, ``t5_max_distance``, ``t5_init``, ``t5_table_lr_scale``: ``t5_bias`` only (``t5_init``:
+    "normal" = T5's N(0, 0.02²) table, "alibi" = every head starts on ALiBi's line, see
+    :class:`helpers.lab.positional.T5RelativeBias`; ``t5_table_lr_scale``: the table's learning rate as a multiple of
+    the run's). ``seed``: initialisation. ``d_head``: the head
     dimension d_h when it is not d_model / n_heads (None = d_model / n_heads); the second scale uses 2 heads of 64
     on a 64-wide residual stream, so that 32 RoPE pairs span wavelengths from 2π to beyond 8·L.
     """
@@ -62,6 +65,8 @@ class LabConfig:
     learned_init_std: float = 0.02
     t5_num_buckets: int = 32
     t5_max_distance: int = 64
+    t5_init: str = "normal"
+    t5_table_lr_scale: float = 1.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -81,6 +86,8 @@ class LabConfig:
         check_positive("learned_init_std", self.learned_init_std)
         check_int("t5_num_buckets", self.t5_num_buckets, minimum=2, even=True)
         check_int("t5_max_distance", self.t5_max_distance, minimum=self.t5_num_buckets // 2 + 1)
+        check_choice("t5_init", self.t5_init, T5_INITS)
+        check_positive("t5_table_lr_scale", self.t5_table_lr_scale)
         check_int("seed", self.seed, minimum=0)
         if self.d_head is None and (self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2):
             raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) times an even head dimension")
