@@ -172,7 +172,30 @@ def measure(model: TinyTransformer, tables) -> dict:
     t = torch.arange(1, 64)
     out["previous_token"] = [w[:, :, t, t - 1].mean((0, 2)).tolist() for w in att]  # per layer, per head
     out["tables"] = [tb.table.detach().T[:, :17].tolist() for tb in tables]  # per table: (H, 17 buckets)
+    out["layer0_spread"] = layer0_spread(model, tok)
     return out
+
+
+def layer0_spread(model: TinyTransformer, tokens: torch.Tensor) -> dict:
+    """How much layer 0's scores vary over the keys of a query, per head: the standard deviation over the visible
+    keys of q·k/√d_h (content) and of the bias, averaged over queries and documents. Equal sizes mean the bias moves
+    the attention as much as the content does."""
+    h = model.token_embedding(tokens) * model.embed_scale  # (B, T, D)
+    block = model.blocks[0]
+    x = block.ln1(h)
+    b, t, _ = x.shape
+    heads, dh = model.config.n_heads, model.config.head_dim
+    q, k, _ = block.attn.qkv(x).view(b, t, 3, heads, dh).permute(2, 0, 3, 1, 4)  # each (B, H, T, d_h)
+    visible = torch.tril(torch.ones(t, t, dtype=torch.bool))  # (T, T)
+
+    def spread(scores):  # (B, H, T, T) -> (H,)
+        s = torch.where(visible, scores, torch.nan)
+        dev = s - torch.nanmean(s, -1, keepdim=True)
+        return torch.nanmean(torch.sqrt(torch.nanmean(dev**2, -1))[:, :, 1:], (0, 2)).tolist()  # queries t >= 1
+
+    content = q @ k.transpose(-1, -2) / dh**0.5  # (B, H, T, T)
+    bias = model.positional.score_bias(t)[None].expand(b, -1, -1, -1)  # (B, H, T, T)
+    return {"content": spread(content), "bias": spread(bias)}
 
 
 def run(spec: str, work: Path) -> dict:
