@@ -8,7 +8,8 @@ the change: T5's N(0, 0.02²) table, max_distance = L = 64, one table shared by 
 rate), with one thing changed:
 
 * ``base``: nothing; ``md128``: T5's own max_distance = 128; ``perlayer``: one table per layer (T5 shares one);
-* ``tlr10``: the table's learning rate × 10; ``std0.125``: HF T5's initial spread, d_model^-0.5;
+* ``tlr10``: the table's learning rate × 10 (learned the copy task on seed 0); ``std0.125``: HF T5's initial
+  spread, d_model^-0.5 (not run);
 * ``local1``: every head starts on ALiBi's line (−s_h·d at each bucket's first distance d);
 * ``local1+tlr0.1``: that start, and the table's learning rate × 0.1 (the recipe the lab adopted; the shipped
   ``t5_bias`` checkpoints are this recipe trained by ``python -m helpers.lab train t5_bias``).
@@ -46,8 +47,8 @@ from helpers.lab.model import LabConfig, TinyTransformer
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "helpers" / "lab" / "results" / "t5_diagnosis.json"
 #: The runs notebook 06 §5 quotes: the old recipe on its three seeds (the checkpoints shipped before the change), then
-#: one change at a time on seed 0. (``md128``, ``tlr10`` and ``std0.125`` are defined but were not run.)
-DEFAULT = ["base@0", "base@1", "base@2", "perlayer@0", "local1@0", "local1+tlr0.1@0"]
+#: one change at a time on seed 0. (``std0.125`` is defined but was not run.)
+DEFAULT = ["base@0", "base@1", "base@2", "md128@0", "perlayer@0", "tlr10@0", "local1@0", "local1+tlr0.1@0"]
 
 
 class PerLayer(TinyTransformer):
@@ -136,11 +137,14 @@ def optimizer_factory(tables, table_lr):
                 continue
             matrix = p.ndim == 2 and not name.startswith(("token_embedding", "positional.", "extra."))
             (decay if matrix else no_decay).append(p)
-        groups = [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}]
+        groups = [
+            {"params": decay, "weight_decay": 0.01, "lr_scale": 1.0},
+            {"params": no_decay, "weight_decay": 0.0, "lr_scale": 1.0},
+        ]
         if table_lr is None:
             groups[1]["params"] += tab
-        else:
-            groups.append({"params": tab, "weight_decay": 0.0, "mult": table_lr})
+        else:  # scaled at each step below (how these runs were made; the lab's own lr_scale does the same)
+            groups.append({"params": tab, "weight_decay": 0.0, "lr_scale": 1.0, "mult": table_lr})
         opt = torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
         step = opt.step
 
