@@ -391,6 +391,44 @@ def test_t5_bias_table_is_trained():
     assert not torch.equal(model.positional.relative.table, initial)
 
 
+def test_t5_alibi_start_puts_every_head_on_alibis_line_at_each_buckets_first_distance():
+    from helpers.lab.positional import bucket_start_distances
+    from helpers.score_biases import alibi_bias, t5_relative_bucket
+
+    starts = bucket_start_distances(32, 64)  # (32,)
+    d = torch.arange(0, 300)
+    buckets = t5_relative_bucket(-d, bidirectional=False, num_buckets=32, max_distance=64)  # (300,)
+    for b in torch.unique(buckets):  # every bucket that is reached starts where the helper says
+        assert d[buckets == b].min() == starts[b]
+    model = TinyTransformer(LabConfig(family="t5_bias", t5_init="alibi", **TINY))
+    bias = model.positional.score_bias(16)  # (H, T, T)
+    exact = torch.tril(torch.ones(16, 16, dtype=torch.bool))  # distances 0..15: exact buckets, equal to ALiBi there
+    torch.testing.assert_close(bias[:, exact], alibi_bias(2, 16)[:, exact])
+    plain = TinyTransformer(LabConfig(family="t5_bias", **TINY))  # only the table differs from the normal start
+    for (name, p), (_, q) in zip(model.named_parameters(), plain.named_parameters(), strict=True):
+        assert torch.equal(p, q) or name == "positional.relative.table", name
+    with pytest.raises(ValueError, match="t5_init must be one of"):
+        LabConfig(family="t5_bias", t5_init="zeros")
+    with pytest.raises(ValueError, match="t5_table_lr_scale"):
+        LabConfig(family="t5_bias", t5_table_lr_scale=0.0)
+
+
+def test_t5_table_learning_rate_scale_moves_only_the_table_less():
+    runs = {}
+    for scale in (1.0, 0.1):
+        config = LabConfig(family="t5_bias", t5_table_lr_scale=scale, **TINY)
+        model, _ = train_model(config, progress=False, **QUICK)
+        start = TinyTransformer(config)
+        runs[scale] = (model.positional.relative.table - start.positional.relative.table).abs().max().item()
+        if scale == 1.0:
+            baseline = model
+        else:
+            for (name, p), (_, q) in zip(model.named_parameters(), baseline.named_parameters(), strict=True):
+                if name != "positional.relative.table":
+                    assert p.shape == q.shape
+    assert 0 < runs[0.1] < 0.2 * runs[1.0]  # Adam's step is about the learning rate: a tenth of it moves it less
+
+
 def test_untrained_rows_of_learned_table_keep_their_initial_values():
     model, _ = train_model(_config("learned"), length=16, progress=False, steps=5, batch_size=4, warmup=2)
     table, reached = learned_table(model)

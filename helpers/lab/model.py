@@ -39,7 +39,10 @@ class LabConfig:
     (``FAMILIES[family].defaults``, missing ones filled in), read as attributes (``config.rope_base``): ``rope``:
     ``rope_base`` (b), ``rope_layout``, ``rope_scaling`` (the HF-style dict the model runs with by default; None =
     plain RoPE; a fine-tune stores the one it was trained with); ``learned``: ``max_seq_len`` (rows),
-    ``learned_init_std``; ``sinusoidal``: ``sinusoidal_base``; ``t5_bias``: ``t5_num_buckets``, ``t5_max_distance``.
+    ``learned_init_std``; ``sinusoidal``: ``sinusoidal_base``; ``t5_bias``: ``t5_num_buckets``, ``t5_max_distance``,
+    ``t5_init`` ("normal" = T5's N(0, 0.02²) table, "alibi" = every head starts on ALiBi's line, see
+    :class:`helpers.lab.positional.T5RelativeBias`), ``t5_table_lr_scale`` (the table's learning rate as a multiple of
+    the run's).
     ``seed``: initialisation. :meth:`build` takes the parameters by name, as the older flat configs stored them.
     """
 

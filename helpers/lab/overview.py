@@ -62,7 +62,8 @@ def overview_markdown(results: dict) -> str:
         "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the "
         f"{_number(len(FAMILIES))} families",
         f"({', '.join(f'`{f}`' for f in FAMILIES)}) train by the same recipe at L = "
-        f"{L_} tokens (scale `tiny`); `rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
+        f"{L_} tokens (scale `tiny`; T5's table starts on ALiBi's lines and learns at 0.1× the rate, notebook 06 §5); "
+        "`rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
         "with ablations of their mechanisms, and fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`) at",
         "three learning rates. A second scale (`small`, L = 256, 32 RoPE pairs) is large enough for YaRN's three bands",
         f"to exist; there RoPE and its methods are run the same way. {len(ck)} checkpoints ({per_model} per model,",

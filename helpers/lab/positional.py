@@ -328,29 +328,62 @@ class AlibiBias(Positional):
         return self._biases[length]
 
 
+T5_INITS = ("normal", "alibi")
+
+
+def bucket_start_distances(num_buckets: int, max_distance: int) -> torch.Tensor:
+    """The smallest distance d = m − n of every causal T5 bucket, float64 (num_buckets,): 0..e for the exact ones,
+    then :func:`helpers.score_biases.t5_bucket_thresholds` (an empty bucket repeats its neighbour's start)."""
+    exact = num_buckets // 2
+    starts = [
+        *range(exact + 1),
+        *score_biases.t5_bucket_thresholds(bidirectional=False, num_buckets=num_buckets, max_distance=max_distance),
+    ]
+    return torch.tensor(starts, dtype=torch.float64)  # (num_buckets,)
+
+
 class T5RelativeBias(Positional):
     """``t5_bias``: score bias table[bucket(n − m), h] (H, T, T) from a :class:`helpers.score_biases.T5RelativeBias`
-    (causal buckets; table (num_buckets, H) initialised N(0, 0.02²) from the config's seed)."""
+    (causal buckets; table (num_buckets, H)).
+
+    ``init``: "normal" = N(0, 0.02²) from the config's seed (T5's small random start); "alibi" = table[b, h] =
+    −s_h·d_b, ALiBi's line at the first distance d_b of bucket b (slopes s_h = 2^(−8h/H), Press et al.), so every
+    head starts local and the table is then learned. In the lab's copy task a table that starts near 0 learns to
+    avoid the nearest keys before any previous-token head forms (notebook 06 §5).
+    """
 
     family = "t5_bias"
-    defaults = {"t5_num_buckets": 32, "t5_max_distance": 64}
+    defaults = {"t5_num_buckets": 32, "t5_max_distance": 64, "t5_init": "normal", "t5_table_lr_scale": 1.0}
 
     @classmethod
     def check(cls, params: dict) -> None:
         check_int("t5_num_buckets", params["t5_num_buckets"], minimum=2, even=True)
         check_int("t5_max_distance", params["t5_max_distance"], minimum=params["t5_num_buckets"] // 2 + 1)
+        check_choice("t5_init", params["t5_init"], T5_INITS)
+        check_positive("t5_table_lr_scale", params["t5_table_lr_scale"])
 
     @classmethod
     def from_config(cls, config) -> T5RelativeBias:
         return cls(
-            config.n_heads, num_buckets=config.t5_num_buckets, max_distance=config.t5_max_distance, seed=config.seed
+            config.n_heads,
+            num_buckets=config.t5_num_buckets,
+            max_distance=config.t5_max_distance,
+            seed=config.seed,
+            init=config.t5_init,
         )
 
-    def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int, seed: int):
+    def __init__(self, n_heads: int, *, num_buckets: int, max_distance: int, seed: int, init: str = "normal"):
         super().__init__()
+        if init not in T5_INITS:
+            raise ValueError(f"init must be one of {T5_INITS}, got {init!r}")
         self.relative = score_biases.T5RelativeBias(
             n_heads, num_buckets=num_buckets, max_distance=max_distance, bidirectional=False, seed=seed
         )
+        if init == "alibi":
+            slopes = score_biases.alibi_slopes(n_heads).double()  # (H,)
+            start = bucket_start_distances(num_buckets, max_distance)  # (num_buckets,)
+            with torch.no_grad():
+                self.relative.table.copy_(-(start[:, None] * slopes[None, :]).float())  # (num_buckets, H)
 
     def score_bias(self, length: int) -> torch.Tensor:
         return self.relative(length)  # (H, T, T)

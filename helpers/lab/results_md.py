@@ -95,7 +95,7 @@ PAPER_CLAIMS = (
     (
         "ALiBi trains short and tests long: its perplexity does not rise past L with nothing changed",
         "Press et al. 2022, arXiv 2108.12409",
-        ("alibi_flat",),
+        ("alibi_flat", "alibi_local_past_4L"),
         True,
     ),
     (
@@ -110,7 +110,7 @@ PAPER_CLAIMS = (
 
 def _verdict(found: dict, agrees: bool) -> str:
     n, holds = found["n"], found["holds"]
-    word = "agrees" if agrees else "contradicts the claim"
+    word = "agrees" if agrees else "not reproduced in the miniature"
     if holds == n:
         return f"**{word}** on all {n} seeds"
     if holds == 0:

@@ -168,12 +168,22 @@ def learning_rate(step: int, *, peak: float, warmup: int, total: int) -> float:
 
 
 def make_optimizer(model: TinyTransformer, lr: float) -> torch.optim.AdamW:
-    """AdamW with weight decay 0.01 on weight matrices only (not embeddings, positional parameters, norms, biases)."""
-    decay, no_decay = [], []
+    """AdamW with weight decay 0.01 on weight matrices only (not embeddings, positional parameters, norms, biases).
+    Every group carries ``lr_scale``: 1, except a T5 bias table with ``config.t5_table_lr_scale`` (its own group)."""
+    decay, no_decay, table = [], [], []
+    table_scale = model.config.t5_table_lr_scale if model.config.family == "t5_bias" else 1.0
     for name, p in model.named_parameters():
+        if name == "positional.relative.table" and table_scale != 1.0:
+            table.append(p)
+            continue
         matrix = p.ndim == 2 and not name.startswith(("token_embedding", "positional."))
         (decay if matrix else no_decay).append(p)
-    groups = [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": 0.01, "lr_scale": 1.0},
+        {"params": no_decay, "weight_decay": 0.0, "lr_scale": 1.0},
+    ]
+    if table:
+        groups.append({"params": table, "weight_decay": 0.0, "lr_scale": table_scale})
     return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
 
 
@@ -201,7 +211,8 @@ def run_training(
     start = time.perf_counter()
     for step in range(settings.steps):
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step, peak=settings.lr, warmup=settings.warmup, total=settings.steps)
+            peak = settings.lr * group["lr_scale"]
+            group["lr"] = learning_rate(step, peak=peak, warmup=settings.warmup, total=settings.steps)
         fraction = settings.passkey_fraction if step >= settings.passkey_after * settings.steps else 0.0
         tokens, targets = training_batch(settings.batch_size, length, (settings.seed, step), passkey_fraction=fraction)
         loss = next_token_loss(model(tokens), targets)  # scalar
