@@ -400,23 +400,23 @@ def test_t5_alibi_start_puts_every_head_on_alibis_line_at_each_buckets_first_dis
     buckets = t5_relative_bucket(-d, bidirectional=False, num_buckets=32, max_distance=64)  # (300,)
     for b in torch.unique(buckets):  # every bucket that is reached starts where the helper says
         assert d[buckets == b].min() == starts[b]
-    model = TinyTransformer(LabConfig(family="t5_bias", t5_init="alibi", **TINY))
+    model = TinyTransformer(_config("t5_bias", t5_init="alibi"))
     bias = model.positional.score_bias(16)  # (H, T, T)
     exact = torch.tril(torch.ones(16, 16, dtype=torch.bool))  # distances 0..15: exact buckets, equal to ALiBi there
     torch.testing.assert_close(bias[:, exact], alibi_bias(2, 16)[:, exact])
-    plain = TinyTransformer(LabConfig(family="t5_bias", **TINY))  # only the table differs from the normal start
+    plain = TinyTransformer(_config("t5_bias"))  # only the table differs from the normal start
     for (name, p), (_, q) in zip(model.named_parameters(), plain.named_parameters(), strict=True):
         assert torch.equal(p, q) or name == "positional.relative.table", name
     with pytest.raises(ValueError, match="t5_init must be one of"):
-        LabConfig(family="t5_bias", t5_init="zeros")
+        LabConfig.build("t5_bias", t5_init="zeros")
     with pytest.raises(ValueError, match="t5_table_lr_scale"):
-        LabConfig(family="t5_bias", t5_table_lr_scale=0.0)
+        LabConfig.build("t5_bias", t5_table_lr_scale=0.0)
 
 
 def test_t5_table_learning_rate_scale_moves_only_the_table_less():
     runs = {}
     for scale in (1.0, 0.1):
-        config = LabConfig(family="t5_bias", t5_table_lr_scale=scale, **TINY)
+        config = _config("t5_bias", t5_table_lr_scale=scale)
         model, _ = train_model(config, progress=False, **QUICK)
         start = TinyTransformer(config)
         runs[scale] = (model.positional.relative.table - start.positional.relative.table).abs().max().item()

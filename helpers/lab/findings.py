@@ -21,7 +21,7 @@ from helpers.lab.data import N_WORDS
 from helpers.lab.methods import lab_method
 from helpers.lab.records import at_scale, record, scales_of, seed_values, seeds_of
 
-__all__ = ["FINDINGS", "Finding", "findings", "findings_markdown"]
+__all__ = ["COPY_LEARNED_NATS", "FINDINGS", "Finding", "findings", "findings_markdown", "loss_by_position"]
 
 ACC, LOSS, PREV, EARLY, LATE = "accuracy", "loss", "previous_token_attention", "early", "late"
 #: Loss by position bands at a length T: the mean loss of the buckets starting in [0, L), [L, 4L), [4L, 8L).
@@ -80,16 +80,24 @@ def _early_late(results: dict, method: str, length: int, seeds) -> tuple[np.ndar
     return np.asarray(early), np.asarray(late)
 
 
-def _band_loss(results: dict, method: str, length: int, seeds, band: str) -> np.ndarray:
-    """Per seed: mean loss of the buckets starting in one of :data:`_BANDS`' position ranges at length T (n_seeds,)."""
-    train_len = results["meta"]["train_len"]
-    lo, hi = (k * train_len for k in _BANDS[band])
-    out = []
+def loss_by_position(results: dict, method: str, length: int, seeds, bounds) -> list[np.ndarray]:
+    """Per seed: mean loss of the buckets starting in [bounds[k], bounds[k+1]) (positions) at length T; a list of
+    len(bounds) − 1 arrays of shape (n_seeds,)."""
+    rows = []
     for seed in seeds:
         m = record(results, method, seed, "lm", length)["metrics"]
         starts, losses = np.asarray(m["bucket_starts"]), np.asarray(m["loss_by_bucket"])
-        out.append(losses[(starts >= lo) & (starts < hi)].mean())
-    return np.asarray(out)
+        rows.append(
+            [losses[(starts >= lo) & (starts < hi)].mean() for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        )
+    return list(np.asarray(rows).T)
+
+
+def _band_loss(results: dict, method: str, length: int, seeds, band: str) -> np.ndarray:
+    """Per seed: mean loss on one of :data:`_BANDS`' position ranges at length T (n_seeds,)."""
+    train_len = results["meta"]["train_len"]
+    lo, hi = (k * train_len for k in _BANDS[band])
+    return loss_by_position(results, method, length, seeds, (lo, hi))[0]
 
 
 def _value(results: dict, spec: tuple[str, str, int], seeds: list[int]) -> np.ndarray:

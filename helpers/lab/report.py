@@ -9,7 +9,7 @@ the figures (:data:`PLOTS`).
 
 from __future__ import annotations
 
-from helpers.lab.findings import FINDINGS, Finding, findings, findings_markdown
+from helpers.lab.findings import COPY_LEARNED_NATS, FINDINGS, Finding, findings, findings_markdown, loss_by_position
 from helpers.lab.methods import METHODS
 from helpers.lab.overview import LAB_HEADING, overview_markdown
 from helpers.lab.records import (
@@ -52,6 +52,7 @@ __all__ = [
     "RESULTS_DIR",
     "RESULTS_JSON",
     "RESULTS_MD",
+    "COPY_LEARNED_NATS",
     "Finding",
     "ablation_tables",
     "at_scale",
@@ -60,6 +61,7 @@ __all__ = [
     "findings",
     "findings_markdown",
     "load_results",
+    "loss_by_position",
     "lr_sweep_table",
     "papers_markdown",
     "overview_markdown",
