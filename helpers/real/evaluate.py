@@ -53,7 +53,8 @@ TASK = "There is a pass key hidden in the long text below. Remember it: you will
 FILLER = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
 KEY_LINE = "The pass key is {key}. Remember it. {key} is the pass key. "
 QUESTION = "What is the pass key? The pass key is"
-DEPTHS = (0.5, 0.1, 0.9)
+#: Depth of trial t is DEPTHS[t % 10]; its key is passkey_keys(n)[t] (the first keys do not depend on n).
+DEPTHS = (0.5, 0.1, 0.9, 0.3, 0.7, 0.0, 0.2, 0.8, 0.4, 0.6)
 
 
 def block_means(losses, block: int = BLOCK) -> list[float | None]:
@@ -118,28 +119,43 @@ def _run_id(spec: dict) -> str:
     return "/".join(f"{k}={spec[k]}" for k in keys if k in spec)
 
 
+PARTS = ("loss", "sliding", "windowed", "passkey", "cached")
+
+
 def default_plan(
     *,
+    context_length: int,
     text: str = "bible",
-    n_tokens: int = 16384,
+    n_tokens: int | None = None,
     factor: float = 2.0,
     methods=EVAL_METHODS,
-    passkey_lengths=(16384, 8192, 4096, 2048, 1024),
+    passkey_lengths=None,
     trials: int = 3,
     parts=("loss", "sliding", "passkey", "cached"),
     first=("default", "yarn", "dynamic", "linear"),
-    window: int = 8192,
+    window: int | None = None,
     kv_chunk: int = 1024,
 ) -> list[dict]:
-    """The chapter's table, in priority order, so that a cut-short evaluation holds the most important runs:
+    """The chapter's table, in priority order, so that a cut-short evaluation holds the most important runs.
+
+    ``context_length`` is the model's trained context L (``config.context_length``, read from the GGUF); the
+    defaults follow it: ``n_tokens`` = 2L, ``window`` = L, ``passkey_lengths`` = 2L, L, L/2, L/4, L/8.
 
     1. loss by position on ``n_tokens`` tokens of ``text`` at scale ``factor`` for the methods in ``first``;
-    2. plain RoPE with a sliding window of L = 8192 tokens (stride L/2) for the queries past L;
-    3. loss by position for the other methods;
-    4. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
+    2. plain RoPE with a sliding window of ``window`` tokens (stride window/2) for the queries past L;
+    3. (part ``windowed``) every other method with the same sliding window and the rotation of its full-context
+       run (for dynamic NTK: the frequencies at l = ``n_tokens``), so that it differs from that run only in how
+       much text each query sees;
+    4. loss by position for the other methods;
+    5. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
        every other length from long to short for every method, then the remaining trials at the longest length;
-    5. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
+    6. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
     """
+    L = int(context_length)
+    n_tokens = 2 * L if n_tokens is None else n_tokens
+    window = L if window is None else window
+    if passkey_lengths is None:
+        passkey_lengths = (2 * L, L, L // 2, L // 4, L // 8)
     methods = tuple(methods)
     first = tuple(m for m in first if m in methods)
     rest = tuple(m for m in methods if m not in first)
@@ -158,6 +174,12 @@ def default_plan(
         plan += [loss(m) for m in first]
     if "sliding" in parts:
         plan.append({"kind": "sliding", "text": text, "n_tokens": n_tokens, "method": "default", "window": window})
+    if "windowed" in parts:
+        plan += [
+            {"kind": "windowed", "text": text, "n_tokens": n_tokens, "method": m, "factor": factor, "window": window}
+            for m in first + rest
+            if m != "default"  # plain RoPE's windowed run is the "sliding" run
+        ]
     if "loss" in parts:
         plan += [loss(m) for m in rest]
     if "passkey" in parts and lengths and trials:
@@ -176,7 +198,7 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
     L = model.config.context_length
     out = dict(spec)
     t0 = time.perf_counter()
-    if spec["kind"] in ("loss", "sliding"):
+    if spec["kind"] in ("loss", "sliding", "windowed"):
         ids = text_tokens(spec["text"], spec["n_tokens"], tokenizer, quiet=True)
         if spec["kind"] == "loss":
             out["rope_parameters"] = rope_parameters(spec["method"], spec["factor"], original_max_position_embeddings=L)
@@ -185,7 +207,14 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
             )  # (T-1,)
         else:  # inside L the window changes nothing: only the queries at positions >= L are scored
             W = spec["window"]
-            outside = model.sliding_window_losses(ids, window=W, stride=W // 2, start=L)  # (T-1-L,)
+            rope = {}
+            if spec["kind"] == "windowed":  # the full-context run's rotation (dynamic NTK: at l = len(ids))
+                rope = {"method": spec["method"], "factor": spec["factor"], "rope_seq_len": len(ids)}
+                out["rope_parameters"] = rope_parameters(
+                    spec["method"], spec["factor"], original_max_position_embeddings=L
+                )
+                out["rope_seq_len"] = len(ids)
+            outside = model.sliding_window_losses(ids, window=W, stride=W // 2, start=L, **rope)  # (T-1-L,)
             losses = np.concatenate([np.full(L, np.nan), outside])  # (T-1,)
         out["tokens_sha256"] = tokens_sha256(ids)
         out["block"] = BLOCK
@@ -240,6 +269,8 @@ def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merg
             name = "kv_cache" if "kv_chunk" in r else r["method"]
         elif r["kind"] == "sliding" and r["text"] == text:
             name = "sliding"
+        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
+            name = f"{r['method']}_windowed"
         else:
             continue
         y = np.array([np.nan if v is None else v for v in r["loss_blocks"]], dtype=np.float64)  # (K0,)
@@ -256,6 +287,8 @@ def loss_table(results: dict, *, text: str = "bible", factor: float = 2.0) -> di
             table["kv_cache" if "kv_chunk" in r else r["method"]] = r
         elif r["kind"] == "sliding" and r["text"] == text:
             table["sliding"] = r
+        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
+            table[f"{r['method']}_windowed"] = r
     return table
 
 
