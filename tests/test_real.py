@@ -405,8 +405,7 @@ def test_windowed_run_keeps_the_full_context_rotation(loaded, tok, tmp_path):
     assert np.allclose(at_own_length, short.sliding_window_losses(ids, window=64, stride=32, start=64), atol=1e-5)
     assert not np.allclose(win, at_own_length, atol=1e-3)  # scale 4 is not plain RoPE
     plan = [
-        s
-        for s in evaluate.default_plan(context_length=64, n_tokens=160, methods=("dynamic",), parts=("windowed",))
+        s for s in evaluate.default_plan(context_length=64, n_tokens=160, methods=("dynamic",), parts=("windowed",))
     ]
     res = evaluate.run_plan(short, tok, plan, tmp_path / "w.json", progress=False)["runs"][0]
     assert res["kind"] == "windowed" and res["rope_seq_len"] == 160 and res["mean_inside"] is None

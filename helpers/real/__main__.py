@@ -51,6 +51,7 @@ def minutes_arg(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     from helpers.real.evaluate import PARTS
     from helpers.real.model import EVAL_METHODS
+
     p = argparse.ArgumentParser(prog="python -m helpers.real", description=__doc__)
     tokens = _int_at_least(2, " (tokens)")
     sub = p.add_subparsers(dest="command", required=True)
@@ -79,9 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", default=None, help="results file (default: helpers/real/results/results.json)")
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
     ev.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
-    ev.add_argument(
-        "--budget-minutes", type=minutes_arg, default=None, help="start no new run after this many minutes"
-    )
+    ev.add_argument("--budget-minutes", type=minutes_arg, default=None, help="start no new run after this many minutes")
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
