@@ -557,5 +557,26 @@ def test_try_it_panel_draws_and_memoises(model, tok, monkeypatch):
     assert "s = 4" in ax.get_title() and "passkey" in ax.get_title()
     short = wr.try_it_data(model, tok, ids, "yarn", 2.0, 128)  # the panel's default length
     assert short["x"].size == 4 and short["passkey"]["prompt_tokens"] <= 128
-    panel = wr.try_it_panel(model, tok, ids, EVAL_METHODS, method="linear", factor=4.0, n_tokens=256)  # cached
+    table = wr.load_try_it()
+    shipped = wr.try_it_entry(table, "linear", 4.0, 256)  # the precomputed setting equals the live one
+    assert np.allclose(shipped["method"], data["method"], atol=1e-3)
+    assert np.allclose(shipped["default"], data["default"], atol=1e-3)
+    assert shipped["passkey"]["predicted"] == data["passkey"]["predicted"]
+    panel = wr.try_it_panel(table, EVAL_METHODS, method="linear", factor=4.0, n_tokens=256)
     assert len(panel.children) == 4
+
+
+def test_try_it_table_offers_every_setting_of_the_panel():
+    from helpers.widgets import real as wr
+
+    table = wr.load_try_it()
+    assert table["lengths"] == list(wr.LENGTHS)
+    for m in EVAL_METHODS:
+        for s in [1.0] if m == "default" else table["factors"]:
+            for n in wr.LENGTHS:
+                e = wr.try_it_entry(table, m, s, n)
+                assert e["method"].size == e["default"].size == -(-(n - 1) // table["block"])
+    # dynamic NTK inside L is plain RoPE: its entries are plain RoPE's
+    assert all(table["table"][f"dynamic/{s:g}/128"]["same_as"] == "default/1/128" for s in table["factors"])
+    with pytest.raises(ValueError, match="no setting"):
+        wr.try_it_entry(table, "yarn", 2.0, 1000)

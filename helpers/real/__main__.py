@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
     ev.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
     ev.add_argument("--budget-minutes", type=minutes_arg, default=None, help="start no new run after this many minutes")
+    rp = sub.add_parser("report", help="write the results tables (docs/real-model.md) from the results file")
+    rp.add_argument("out", nargs="?", default="docs/real-model.md", help="Markdown file to write")
+    sub.add_parser("try-it", help="precompute every setting the notebook's try-it panel offers (about a minute)")
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
@@ -104,6 +107,18 @@ def main(argv=None) -> int:
         load_weights()
         load_tokenizer()
         print("chapter 07 cache complete")
+        return 0
+
+    if args.command == "try-it":
+        return _try_it()
+    if args.command == "report":
+        from pathlib import Path
+
+        from helpers.real.model import RealLlama
+        from helpers.real.report import real_model_report
+
+        Path(args.out).write_text(real_model_report(RealLlama(*load_weights(quiet=True))), encoding="utf-8")
+        print(args.out)
         return 0
 
     from helpers.real.evaluate import RESULTS_FILE, default_plan, load_results, run_plan
@@ -136,6 +151,26 @@ def main(argv=None) -> int:
     config, weights = load_weights()
     budget = None if args.budget_minutes is None else 60 * args.budget_minutes
     run_plan(RealLlama(config, weights), load_tokenizer(), plan, out, budget_seconds=budget)
+    return 0
+
+
+def _try_it() -> int:
+    import json
+
+    import torch
+
+    from helpers.real.evaluate import TRY_IT_FILE, try_it_table
+    from helpers.real.gguf_load import load_weights
+    from helpers.real.model import EVAL_METHODS, RealLlama
+    from helpers.real.texts import text_tokens
+    from helpers.real.tokenizer import load_tokenizer
+
+    torch.set_num_threads(1)
+    config, weights = load_weights()
+    tok = load_tokenizer()
+    table = try_it_table(RealLlama(config, weights), tok, text_tokens("bible", 512, tok, quiet=True), EVAL_METHODS)
+    TRY_IT_FILE.write_text(json.dumps(table, indent=0) + "\n", encoding="utf-8")
+    print(TRY_IT_FILE)
     return 0
 
 

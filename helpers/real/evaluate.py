@@ -33,18 +33,23 @@ __all__ = [
     "RESULTS_FILE",
     "block_means",
     "default_plan",
+    "effective_scale",
     "load_results",
     "loss_curves",
     "loss_table",
     "passkey_counts",
+    "passkey_stats",
     "passkey_keys",
     "passkey_prompt",
     "passkey_trial",
     "run_one",
     "run_plan",
+    "try_it_table",
 ]
 
 RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
+#: The try-it panel's precomputed settings (``python -m helpers.real try-it`` writes it).
+TRY_IT_FILE = RESULTS_FILE.with_name("try_it.json")
 
 #: Positions per block when loss-by-position curves are stored (16384 tokens -> 128 numbers per run).
 BLOCK = 128
@@ -69,6 +74,19 @@ def block_means(losses, block: int = BLOCK) -> list[float | None]:
         part = part[~np.isnan(part)]
         out.append(round(float(part.mean()), 5) if part.size else None)
     return out
+
+
+def effective_scale(model: RealLlama, method: str, factor: float, seq_len: int) -> tuple[float, float]:
+    """How much ``method`` at ``factor`` slows the slowest and the fastest rotary pair at length ``seq_len``:
+    (θ_slowest / θ'_slowest, θ_fastest / θ'_fastest), from the frequencies the model rotates with.
+
+    PI slows every pair by s; NTK-aware, YaRN and Llama 3 slow the slowest pair by s and leave the fastest alone;
+    dynamic NTK slows the slowest by its effective scale s·l/L − s + 1 (l = max(seq_len, L); HF's formula), so at
+    l = 2L a factor of 2 runs at 3, and a factor of 1 at l/L = 2.
+    """
+    plain = model.rotary("default")[0]  # (D/2,)
+    scaled = model.rotary(method, factor, seq_len=seq_len)[0]  # (D/2,)
+    return float(plain[-1] / scaled[-1]), float(plain[0] / scaled[0])
 
 
 # ------------------------------------------------------------------ passkey
@@ -300,6 +318,68 @@ def passkey_counts(results: dict, *, factor: float = 2.0) -> dict:
             found, trials = counts.setdefault(r["method"], {}).get(r["n_tokens"], (0, 0))
             counts[r["method"]][r["n_tokens"]] = (found + bool(r["correct"]), trials + 1)
     return {m: dict(sorted(c.items())) for m, c in counts.items()}
+
+
+def try_it_table(
+    model: RealLlama,
+    tokenizer,
+    ids,
+    methods=EVAL_METHODS,
+    factors=(1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0),
+    lengths=(128, 256, 512),
+    *,
+    key: int = 51937,
+    block: int = 32,
+) -> dict:
+    """Everything the try-it panel offers, computed once: ``{"method/s/length": entry}``.
+
+    Each entry holds the block means (``block`` tokens) of the method's loss on ``ids[:length]``, plain RoPE's,
+    their mean difference and one passkey trial (key ``key`` at depth 0.5, ``length`` tokens). One pass over
+    ``ids[:max(lengths)]`` per (method, s) gives every length's losses: attention is causal and, for prompts of at
+    most L tokens, no method's frequencies depend on the length (dynamic NTK's are plain RoPE's there, so its
+    entries are plain RoPE's, reused: the table records ``same_as``). Plain RoPE is stored under s = 1.
+    """
+    L = model.config.context_length
+    lengths = sorted(int(n) for n in lengths)
+    if lengths[-1] > min(L, len(ids)):
+        raise ValueError(f"lengths must be <= min(L = {L}, len(ids) = {len(ids)}), got {lengths}")
+    ids = list(ids[: lengths[-1]])
+    methods = ["default", *(m for m in methods if m != "default")]  # every entry is compared with plain RoPE
+    losses: dict = {}
+    table: dict = {}
+    for m in methods:
+        for s in (1.0,) if m == "default" else factors:
+            s = float(s)
+            same = m == "dynamic" and np.array_equal(model.rotary(m, s, seq_len=lengths[-1])[0], model.rotary()[0])
+            if same:  # dynamic NTK inside L: plain RoPE's frequencies, so plain RoPE's results
+                for n in lengths:
+                    table[f"{m}/{s:g}/{n}"] = {**table[f"default/1/{n}"], "same_as": f"default/1/{n}"}
+                continue
+            losses[(m, s)] = model.token_losses(ids, method=m, factor=s)  # (T-1,)
+            for n in lengths:
+                ours, plain = losses[(m, s)][: n - 1], losses[("default", 1.0)][: n - 1]  # (n-1,) each
+                trial = passkey_trial(model, tokenizer, n, 0.5, key, method=m, factor=s)
+                table[f"{m}/{s:g}/{n}"] = {
+                    "method": block_means(ours, block),
+                    "default": block_means(plain, block),
+                    "mean_diff": round(float(ours.mean() - plain.mean()), 5),
+                    "passkey": {k: trial[k] for k in ("correct", "digits_correct", "predicted")},
+                }
+    return {"key": key, "block": block, "lengths": lengths, "factors": [float(f) for f in factors], "table": table}
+
+
+def passkey_stats(results: dict, *, factor: float = 2.0) -> dict:
+    """Passkey trials at scale ``factor``: method -> {prompt length: {"trials", "exact", "digits"}} (lengths
+    ascending). ``exact``: trials whose 6 answer tokens are all the argmax (a space, then the 5 digits);
+    ``digits``: digit positions right, of 5 per trial (each scored given the correct earlier answer tokens)."""
+    stats: dict = {}
+    for r in results["runs"]:
+        if r["kind"] == "passkey" and r["factor"] == factor:
+            e = stats.setdefault(r["method"], {}).setdefault(r["n_tokens"], {"trials": 0, "exact": 0, "digits": 0})
+            e["trials"] += 1
+            e["exact"] += bool(r["correct"])
+            e["digits"] += int(r["digits_correct"])
+    return {m: dict(sorted(c.items())) for m, c in stats.items()}
 
 
 def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
