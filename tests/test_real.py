@@ -598,6 +598,8 @@ def test_notebook_07_speaks_about_the_subject_only():
 
     cells = json.loads((ROOT / "notebooks" / "07_real_model.ipynb").read_text(encoding="utf-8"))["cells"]
     text = "\n".join("".join(c["source"]) for c in cells)
-    banned = r"load average|session|this machine|shared machine|our runs|engineer|(?<!--)budget|is allowed|NBVAL_|issue \d+"
+    banned = (
+        r"load average|session|this machine|shared machine|our runs|engineer|(?<!--)budget|is allowed|NBVAL_|issue \d+"
+    )
     found = sorted({m.group(0).lower() for m in re.finditer(banned, text, re.IGNORECASE)})
     assert not found, found

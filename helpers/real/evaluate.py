@@ -365,7 +365,14 @@ def try_it_table(
                     "mean_diff": round(float(ours.mean() - plain.mean()), 5),
                     "passkey": {k: trial[k] for k in ("correct", "digits_correct", "predicted")},
                 }
-    return {"key": key, "block": block, "lengths": lengths, "factors": [float(f) for f in factors], "table": table}
+    return {
+        "context_length": L,
+        "key": key,
+        "block": block,
+        "lengths": lengths,
+        "factors": [float(f) for f in factors],
+        "table": table,
+    }
 
 
 def passkey_stats(results: dict, *, factor: float = 2.0) -> dict:

@@ -1,4 +1,4 @@
-"""The course's own forward pass for SmolLM2-135M: a small Llama (RMSNorm, grouped-query attention, SwiGLU,
+"""The course's own forward pass for SmolLM2-135M-Instruct: a small Llama (RMSNorm, grouped-query attention, SwiGLU,
 tied embeddings) whose rotary step is :mod:`helpers.rope` with frequencies from :mod:`helpers.scaling`.
 
 One block, for a sequence x of shape (T, d_model) (Llama, arXiv 2302.13971 §2; GQA, arXiv 2305.13245):

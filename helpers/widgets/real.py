@@ -64,6 +64,7 @@ def try_it_data(model, tokenizer, ids, method: str, factor: float, n_tokens: int
         "mean_diff": float(ours.mean() - plain.mean()),
         "passkey": trial,
         "key": key,
+        "context_length": model.config.context_length,
     }
 
 
@@ -94,6 +95,7 @@ def try_it_entry(table: dict, method: str, factor: float, n_tokens: int) -> dict
         "mean_diff": e["mean_diff"],
         "passkey": e["passkey"],
         "key": table["key"],
+        "context_length": table["context_length"],
     }
 
 
@@ -121,14 +123,13 @@ class TryItView(View):
         return ax
 
 
-def draw_try_it(data: dict, method: str, factor: float, n_tokens: int, context_length: int = 8192, *, fig=None):
-    """Draw the panel's figure from :func:`try_it_data`'s result; ``fig``: the panel's figure or None (a new one)."""
-    return view_on(TryItView, fig).update(data, method, factor, n_tokens, context_length)
+def draw_try_it(data: dict, method: str, factor: float, n_tokens: int, *, fig=None):
+    """Draw the panel's figure from :func:`try_it_data`'s or :func:`try_it_entry`'s result (it carries the trained
+    context L to mark); ``fig``: the panel's figure or None (a new one)."""
+    return view_on(TryItView, fig).update(data, method, factor, n_tokens, data["context_length"])
 
 
-def try_it_panel(
-    table: dict, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 128, context_length: int = 8192
-):
+def try_it_panel(table: dict, methods, *, method: str = "yarn", factor: float = 2.0, n_tokens: int = 128):
     """Dropdowns for method and length, a slider for s; each change redraws one figure from ``table``
     (:func:`load_try_it`): no model runs, so the figure follows the controls at once."""
     controls = {
@@ -142,8 +143,6 @@ def try_it_panel(
     }  # fmt: skip
 
     def draw(method, factor, n_tokens, *, fig):
-        return draw_try_it(
-            try_it_entry(table, method, factor, n_tokens), method, factor, n_tokens, context_length, fig=fig
-        )
+        return draw_try_it(try_it_entry(table, method, factor, n_tokens), method, factor, n_tokens, fig=fig)
 
     return panel(draw, controls, layout=TRY_IT_LAYOUT)
