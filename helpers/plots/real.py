@@ -1,4 +1,4 @@
-"""Figures for chapter 07 (a real pretrained model): pure matplotlib + NumPy in, axes out (no torch).
+"""Figures for notebook 07 (a real pretrained model): pure matplotlib + NumPy in, axes out (no torch).
 
 Method names are the registry keys of :data:`helpers.scaling.ROPE_SCALING`; labels, colours and line styles come
 from :mod:`helpers.methods`. Used by notebook 07 and :mod:`helpers.widgets.real`.
@@ -28,17 +28,21 @@ SLIDING_STYLE = {"color": "tab:gray", "ls": ":", "label": "plain RoPE, 8k slidin
 
 
 def _style(name: str) -> dict:
-    """Line style of a curve key: a scaling-method key, "sliding" (the baseline) or "kv_cache" (dynamic NTK fed
-    through a KV cache: dynamic's colour, dash-dot)."""
+    """Line style of a curve key: a scaling-method key, "sliding" (the baseline), "kv_cache" (dynamic NTK fed
+    through a KV cache: dynamic's colour, dash-dot) or "<method>_windowed" (that method re-reading the text with a
+    sliding window: its colour, dotted)."""
     if name == "sliding":
         return SLIDING_STYLE
+    if name.endswith("_windowed"):
+        base = method_style(name.removesuffix("_windowed"))
+        return {**base, "ls": ":", "label": f"{base['label']}, same scale, sliding window of L"}
     if name == "kv_cache":
         return {**method_style("dynamic"), "ls": "-.", "label": "dynamic NTK, KV cache (keys keep their rotation)"}
     return method_style(name)
 
 
 def curve_label(name: str) -> str:
-    """The legend label of a curve key (a scaling-method key, "sliding" or "kv_cache")."""
+    """The legend label of a curve key (a scaling-method key, "sliding", "kv_cache" or "<method>_windowed")."""
     return _style(name)["label"]
 
 

