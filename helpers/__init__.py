@@ -15,7 +15,7 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.sinks`        attention with learned sinks (gpt-oss)
 * :mod:`helpers.model_configs` per-layer-type RoPE reader and per-layer table of a model config
 * :mod:`helpers.model_gallery` real models' position fields, with their sources (plain data)
-* :mod:`helpers.real`         a real pretrained model (SmolLM2-135M) run by the course's own code (07)
+* :mod:`helpers.real`         a real pretrained model (SmolLM2-135M-Instruct) run by the course's own code (07)
 * :mod:`helpers.lab`          the tiny-model lab: data, model, training, evaluation, results (03, 05, 06)
 * :mod:`helpers.methods`      the vocabulary: every method's identifier, label, colour and paper
 * :mod:`helpers.exercises`    the checking cells of the exercises

