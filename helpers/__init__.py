@@ -22,7 +22,7 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.plots`        pure matplotlib figures, one module per notebook
 * :mod:`helpers.widgets`      slider panels wiring ipywidgets to the plots
 
-Private: ``helpers._checks`` (argument checks with clear errors), ``helpers._colab`` (the repository URL, Colab).
+Private: ``helpers._checks`` (argument checks with clear errors), ``helpers._cli`` (the command lines' argparse types), ``helpers._colab`` (the repository URL, Colab).
 """
 
 from __future__ import annotations

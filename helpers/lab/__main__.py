@@ -26,41 +26,14 @@ from pathlib import Path
 
 import torch
 
+from helpers._cli import int_at_least
 from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints
 from helpers.lab.train_grid import train_all
 
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
-    return value
-
-
-def seed_arg(text: str) -> int:
-    """argparse type: a seed, an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
-    return value
-
-
-def length_arg(text: str) -> int:
-    """argparse type: an evaluation length in tokens, an integer >= 16."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 16 (tokens), got {text!r}") from None
-    if value < 16:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 16 (tokens), got {value}")
-    return value
+#: argparse types of the flags: an integer >= 1, a seed (>= 0), an evaluation length in tokens (>= 16).
+positive_int = int_at_least(1)
+seed_arg = int_at_least(0)
+length_arg = int_at_least(16, " (tokens)")
 
 
 def build_parser() -> argparse.ArgumentParser:

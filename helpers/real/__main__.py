@@ -4,48 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
+
+from helpers._cli import int_at_least, number_at_least
 
 #: The texts ``--text`` accepts (keys of :data:`helpers.real.texts.TEXTS`, listed here so that --help is instant).
 TEXT_NAMES = ("bible", "shakespeare", "pydoc")
 
 
-def _int_at_least(minimum: int, what: str = ""):
-    """argparse type: an integer >= ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{what}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{what}, got {value}")
-        return value
-
-    return parse
-
-
-def factor_arg(text: str) -> float:
-    """argparse type: a scale factor s >= 1 (s = 1 leaves every static method at plain RoPE)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number >= 1 (the scale factor s), got {text!r}") from None
-    if not (math.isfinite(value) and value >= 1.0):
-        raise argparse.ArgumentTypeError(f"must be a number >= 1 (the scale factor s), got {value}")
-    return value
-
-
-def minutes_arg(text: str) -> float:
-    """argparse type: a time budget in minutes, a number >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of minutes >= 0, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0.0):
-        raise argparse.ArgumentTypeError(f"must be a number of minutes >= 0, got {value}")
-    return value
+#: argparse types of the flags (messages like helpers.lab's).
+_int_at_least = int_at_least
+factor_arg = number_at_least(1.0, suffix=" (the scale factor s)")
+minutes_arg = number_at_least(0.0, noun=" of minutes")
 
 
 def build_parser() -> argparse.ArgumentParser:
