@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import html
 import json
 import re
@@ -81,7 +82,14 @@ def english_notebooks(paths: Paths = DEFAULT) -> list[Path]:
 
 
 def read_notebook(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The parsed notebook (cached while the file is unchanged; callers must not modify it)."""
+    st = path.stat()
+    return _read_notebook(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_notebook(path: str, mtime_ns: int, size: int) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def dump_notebook(nb: dict) -> str:
@@ -133,9 +141,10 @@ def merge(notebook: Path, old: polib.POFile, compendium: dict[str, str], live: s
             seen[source].occurrences.append((notebook.name, str(index)))
             continue
         entry = polib.POEntry(msgid=source, msgstr="", occurrences=[(notebook.name, str(index))])
-        if source in translated:
-            entry.msgstr = translated[source].msgstr
-            entry.flags = list(translated[source].flags)
+        if source in translated:  # unchanged: everything the translator wrote is kept
+            kept = translated[source]
+            entry.msgstr, entry.flags, entry.tcomment = kept.msgstr, list(kept.flags), kept.tcomment
+            entry.previous_msgid = kept.previous_msgid
         elif source in compendium:  # moved here unchanged from another notebook
             entry.msgstr = compendium[source]
         else:
@@ -145,7 +154,7 @@ def merge(notebook: Path, old: polib.POFile, compendium: dict[str, str], live: s
                 if r > ratio:
                     best, ratio = candidate, r
             if best is not None:
-                entry.msgstr = best.msgstr
+                entry.msgstr, entry.tcomment = best.msgstr, best.tcomment
                 entry.flags = ["fuzzy"]
                 entry.previous_msgid = best.msgid
         seen[source] = entry

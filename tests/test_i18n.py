@@ -1,0 +1,334 @@
+"""The Chinese edition: catalogs (i18n/zh_CN/*.po), the generated notebooks (notebooks/zh/) and their checks.
+
+(a) a Chinese notebook's code cells, outputs, metadata and ids are its English notebook's, byte for byte;
+(b) the committed Chinese notebooks are what a fresh build gives;
+(c) every catalog is complete (no untranslated, fuzzy or obsolete-but-used entry) and current (extract would
+    change nothing);
+(d) every glossary term of an English cell's prose is rendered with its Chinese term in the cell's translation;
+(e) numbers, inline code, LaTeX and link targets survive translation; every link and anchor of a Chinese notebook
+    resolves.
+(c)-(e) list every offending entry; translators get the same list from ``python scripts/i18n.py check --catalog NAME``.
+The machinery itself is tested on copies filled with stand-in translations (never committed into i18n/).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polib
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import i18n  # noqa: E402
+from helpers._colab import colab_url  # noqa: E402
+
+BOOKS = i18n.english_notebooks()
+IDS = [b.stem for b in BOOKS]
+ZH = ROOT / "notebooks" / "zh"
+
+
+def _report(problems) -> str:
+    return f"{len(problems)} problem(s):\n- " + "\n- ".join(map(str, problems))
+
+
+# ----------------------------------------------------------------------------- sandbox with stand-in translations
+@pytest.fixture
+def sandbox(tmp_path) -> i18n.Paths:
+    """A copy of the English notebooks, the catalogs and docs/*.md (link targets) in a temp dir."""
+    (tmp_path / "notebooks").mkdir()
+    for b in BOOKS:
+        shutil.copy(b, tmp_path / "notebooks" / b.name)
+    shutil.copytree(i18n.CATALOGS, tmp_path / "i18n" / "zh_CN")
+    (tmp_path / "docs").mkdir()
+    for md in (ROOT / "docs").glob("*.md"):
+        shutil.copy(md, tmp_path / "docs" / md.name)
+    return i18n.Paths(tmp_path / "notebooks", tmp_path / "i18n" / "zh_CN")
+
+
+def fill(paths: i18n.Paths, stem: str, translate=lambda s: s) -> polib.POFile:
+    """Give every entry of a sandbox catalog a stand-in translation (default: the English text itself)."""
+    path = paths.catalogs / f"{stem}.po"
+    po = i18n.load_catalog(path)
+    for e in po:
+        e.msgstr = translate(e.msgid)
+    po.save(str(path))
+    return po
+
+
+def edit_notebook(path: Path, change) -> None:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    change(nb["cells"])
+    path.write_text(i18n.dump_notebook(nb), encoding="utf-8")
+
+
+def md(text: str, cell_id: str) -> dict:
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+# ----------------------------------------------------------------------------- extract
+def test_extract_leaves_the_committed_catalogs_byte_identical():
+    fresh = i18n.extract_all(BOOKS, write=False)
+    changed = [p.name for p, po in fresh.items() if str(po) != p.read_text(encoding="utf-8")]
+    assert not changed, f"extract would rewrite {changed}"
+
+
+def test_extract_leaves_a_translated_catalog_byte_identical(sandbox):
+    fill(sandbox, "01_position_blindness", lambda s: "译文 " + s)
+    path = sandbox.catalogs / "01_position_blindness.po"
+    po = i18n.load_catalog(path)
+    po[0].tcomment = "译者注：保留"
+    po.save(str(path))
+    before = path.read_bytes()
+    i18n.extract_all(i18n.english_notebooks(sandbox), sandbox)
+    assert path.read_bytes() == before
+
+
+def test_extract_has_msgmerge_semantics(sandbox):
+    stem = "01_position_blindness"
+    fill(sandbox, stem, lambda s: "译文 " + s)
+    book = sandbox.notebooks / f"{stem}.ipynb"
+    cells = [i for i, _ in i18n.markdown_cells(book)]
+    changed, removed = cells[1], cells[2]
+    old_changed = i18n.cell_source(json.loads(book.read_text())["cells"][changed])
+    old_removed = i18n.cell_source(json.loads(book.read_text())["cells"][removed])
+
+    def change(c):
+        c[changed]["source"] = [old_changed.replace("Tick labels", "Axis tick labels", 1)]
+        del c[removed]
+        c.append(md("A brand-new cell.", "newcell1"))
+
+    edit_notebook(book, change)
+    po = i18n.extract(book, sandbox)
+    by_id = {e.msgid: e for e in po}
+    fuzzy = by_id[old_changed.replace("Tick labels", "Axis tick labels", 1)]
+    assert "fuzzy" in fuzzy.flags and fuzzy.previous_msgid == old_changed and fuzzy.msgstr == "译文 " + old_changed
+    assert by_id["A brand-new cell."].msgstr == ""
+    assert by_id[old_removed].obsolete and by_id[old_removed].msgstr == "译文 " + old_removed
+    kinds = {p.what.split(":")[0] for p in i18n.check_catalog(book, sandbox) if p.kind in ("complete", "current")}
+    assert kinds == {"untranslated", "fuzzy"}, kinds  # and extract is idempotent: the catalog is current
+
+
+def test_extract_carries_translations_of_moved_cells(sandbox):
+    """A section moved unchanged into a new notebook (05 §8 -> 05b) keeps its translation (compendium)."""
+    fill(sandbox, "05_length_extension", lambda s: "译文 " + s)
+    src = sandbox.notebooks / "05_length_extension.ipynb"
+    nb = json.loads(src.read_text(encoding="utf-8"))
+    moved = nb["cells"][-6:]
+    edit_notebook(src, lambda c: c.__delitem__(slice(-6, None)))
+    new = sandbox.notebooks / "05b_extension_lab.ipynb"
+    new.write_text(i18n.dump_notebook({**nb, "cells": moved}), encoding="utf-8")
+    i18n.extract_all(i18n.english_notebooks(sandbox), sandbox)
+    po_new = i18n.load_catalog(sandbox.catalogs / "05b_extension_lab.po")
+    assert len(po_new) and all(e.msgstr == "译文 " + e.msgid and not e.flags for e in po_new)
+    po_old = i18n.load_catalog(sandbox.catalogs / "05_length_extension.po")
+    assert not po_old.obsolete_entries(), "the moved cells' obsolete copies stay behind"
+    assert not [p for p in i18n.check_catalog(new, sandbox) if p.kind in ("complete", "current")]
+
+
+def test_an_obsolete_entry_still_used_elsewhere_is_reported(sandbox):
+    fill(sandbox, "01_position_blindness", lambda s: "译文 " + s)
+    path = sandbox.catalogs / "02_sinusoidal.po"
+    po = i18n.load_catalog(path)
+    used = i18n.markdown_cells(sandbox.notebooks / "01_position_blindness.ipynb")[0][1]
+    po.append(polib.POEntry(msgid=used, msgstr="旧译文", obsolete=True))
+    po.save(str(path))
+    whats = [p.what for p in i18n.check_catalog(sandbox.notebooks / "02_sinusoidal.ipynb", sandbox)]
+    assert any(w.startswith("obsolete entry") for w in whats)
+
+
+# ----------------------------------------------------------------------------- build
+def test_build_refuses_incomplete_catalogs_naming_them(sandbox):
+    fill(sandbox, "01_position_blindness")
+    with pytest.raises(i18n.IncompleteCatalog) as err:
+        i18n.build_all(sandbox)
+    msg = str(err.value)
+    assert "01_position_blindness" not in msg
+    n = len(i18n.load_catalog(sandbox.catalogs / "04_rope.po"))
+    assert f"04_rope.po: {n} untranslated, 0 fuzzy" in msg
+
+
+def test_build_with_allow_incomplete_marks_the_english_cells(sandbox):
+    out = i18n.build_all(sandbox, allow_incomplete=True, write=False)
+    nb = json.loads(out[sandbox.zh / "01_position_blindness.ipynb"])
+    first = i18n.cell_source(nb["cells"][0])
+    assert first.startswith(i18n.FALLBACK_NOTE["untranslated"] + "\n\n# 01 ·")
+
+
+def test_build_translates_and_rewrites_links(sandbox):
+    """Stand-in translations: headings become Chinese; every kind of link is rewritten and resolves."""
+    stem = "01_position_blindness"
+    book = sandbox.notebooks / f"{stem}.ipynb"
+    first_h2 = next(h for _, s in i18n.markdown_cells(book) for lvl, h in i18n.headings(s) if lvl == 2)
+    rope_h2 = next(
+        h
+        for _, s in i18n.markdown_cells(sandbox.notebooks / "04_rope.ipynb")
+        for lvl, h in i18n.headings(s)
+        if lvl == 2
+    )
+    links = (
+        f"See [above](#{i18n.anchor_id(first_h2)}), [RoPE](04_rope.ipynb#{i18n.anchor_id(rope_h2)}), "
+        "[the benchmarks](../docs/benchmarks.md#benchmark-applying-rope), [README](../README.md) and "
+        f"[Colab]({colab_url('notebooks/04_rope.ipynb')}); `[not a link](#x)` stays."
+    )
+    (sandbox.notebooks.parent / "README.md").write_text("# readme\n")
+    edit_notebook(book, lambda c: c.append(md(links, "links001")))
+    i18n.extract_all(i18n.english_notebooks(sandbox), sandbox)
+    for s in i18n.english_notebooks(sandbox):
+        fill(sandbox, s.stem, lambda t: re.sub(r"^(#+ )", r"\1章节 ", t, flags=re.M))
+    out = i18n.build_all(sandbox)  # complete: no fallback
+    nb = json.loads(out[sandbox.zh / f"{stem}.ipynb"])
+    text = i18n.cell_source(nb["cells"][-1])
+    assert f"(#章节-{i18n.anchor_id(first_h2)})" in text
+    assert f"(04_rope.ipynb#章节-{i18n.anchor_id(rope_h2)})" in text
+    assert "(../../docs/benchmarks.md#benchmark-applying-rope)" in text and "(../../README.md)" in text
+    assert f"({colab_url('notebooks/zh/04_rope.ipynb')})" in text and "`[not a link](#x)`" in text
+    assert i18n.check_links(sandbox) == []
+    # a broken anchor is reported with its notebook and cell
+    edit_notebook(sandbox.zh / f"{stem}.ipynb", lambda c: c[-1].__setitem__("source", ["[gone](#no-such-heading)"]))
+    problems = i18n.check_links(sandbox)
+    assert [(p.notebook, p.cell) for p in problems] == [(f"zh/{stem}.ipynb", len(nb["cells"]) - 1)]
+
+
+def test_build_is_deterministic_and_keeps_code_bytes(sandbox):
+    for b in i18n.english_notebooks(sandbox):
+        fill(sandbox, b.stem, lambda s: "译文\n" + s)
+    first = i18n.build_all(sandbox)
+    assert i18n.build_all(sandbox, write=False) == first
+    problems = [p for b in i18n.english_notebooks(sandbox) for p in i18n.check_code_identical(b, sandbox.zh / b.name)]
+    assert not problems, _report(problems)
+
+
+# ----------------------------------------------------------------------------- (a), (b): the committed notebooks
+@pytest.mark.parametrize("book", BOOKS, ids=IDS)
+def test_zh_code_cells_and_outputs_are_the_english_ones(book):
+    problems = i18n.check_code_identical(book, ZH / book.name)
+    assert not problems, _report(problems)
+
+
+def test_committed_zh_notebooks_are_a_fresh_build():
+    fresh = i18n.build_all(allow_incomplete=True, write=False)
+    assert set(fresh) == set(ZH.glob("*.ipynb")), "notebooks/zh/ and the English notebooks differ: run build"
+    stale = [p.name for p, text in fresh.items() if p.read_text(encoding="utf-8") != text]
+    assert not stale, f"run `python scripts/i18n.py build`: {stale} differ from a fresh build"
+
+
+# ----------------------------------------------------------------------------- (c), (d), (e): the catalogs
+@pytest.fixture(scope="module")
+def catalog_problems():
+    glossary = i18n.read_glossary(i18n.DEFAULT.glossary())
+    return {b.stem: i18n.check_catalog(b, glossary=glossary) for b in BOOKS}
+
+
+@pytest.mark.parametrize("stem", IDS)
+def test_catalog_is_complete_and_current(stem, catalog_problems):
+    problems = [p for p in catalog_problems[stem] if p.kind in ("complete", "current")]
+    assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("stem", IDS)
+def test_glossary_terms_are_rendered(stem, catalog_problems):
+    problems = [p for p in catalog_problems[stem] if p.kind == "glossary"]
+    assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("stem", IDS)
+def test_numbers_code_latex_and_links_survive_translation(stem, catalog_problems):
+    problems = [p for p in catalog_problems[stem] if p.kind == "invariant"]
+    assert not problems, _report(problems)
+
+
+def test_zh_links_and_anchors_resolve():
+    problems = i18n.check_links()
+    assert not problems, _report(problems)
+
+
+# ----------------------------------------------------------------------------- the rules themselves
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1,024 tokens, 0.983 at 2L, 10⁴ and −0.5", ["1,024", "0.983", "2L", "10⁴", "−0.5"]),
+        ("1e-4, 3.1, 50%, 16k, 135M, 2×, n-1, 5–10", ["1e-4", "3.1", "50%", "16k", "135M", "2", "1", "5", "10"]),
+        ("E9, float32, 1st, SmolLM2 are words", []),
+        ("在训练长度的2L处为−0.5，不是１０", ["2L", "−0.5"]),
+    ],
+)
+def test_number_pattern(text, expected):
+    assert i18n.numbers(text) == expected
+
+
+def test_invariants_catch_what_a_translation_changes():
+    en = "At $m - n = 4$ the score is 0.983 (`rope_apply`, [docs](../docs/x.md)).\n\n## 2. Two"
+    good = "当 $m - n = 4$ 时得分为 0.983（`rope_apply`，[文档](../docs/x.md)）。\n\n## 2. 二"
+    assert i18n.check_invariants(en, good) == []
+    bad = "当 $m-n=4$ 时得分为 0.98（`apply`，[文档](../docs/y.md)）。\n\n### 2. 二"
+    whats = " | ".join(i18n.check_invariants(en, bad))
+    for part in ("LaTeX '$m - n = 4$'", "number '0.983'", "inline code '`rope_apply`'", "link target '../docs/x.md'"):
+        assert part in whats
+    assert "headings" in whats
+
+
+def test_glossary_rule_whole_words_plurals_longest_match_and_code_excluded():
+    glossary = [("embedding", "嵌入"), ("rotary position embedding", "旋转位置编码"), ("token", "词元")]
+    prose = i18n.parse("Rotary position embeddings rotate; tokenizer `token` $token$ https://x.org/token").prose
+    assert i18n.glossary_terms_used(prose, glossary) == [("rotary position embedding", "旋转位置编码")]
+    assert i18n.check_glossary("Two Tokens.", "两个 token。", glossary) == ["glossary: 'token' must be rendered '词元'"]
+
+
+def test_glossary_file_is_well_formed():
+    lines = (i18n.CATALOGS / "glossary.tsv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "english\tchinese\tsource"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert all(len(r) == 3 and all(x.strip() == x and x for x in r) for r in rows), "3 tab-separated fields a line"
+    english = [r[0].lower() for r in rows]
+    assert len(english) == len(set(english)), "an English term twice"
+
+
+@pytest.mark.parametrize(
+    "heading, anchor",
+    [
+        ("## 3. Why order matters", "3.-Why-order-matters"),
+        ("## 3. Asking past `max_seq_len`: the hard limit", "3.-Asking-past-max_seq_len:-the-hard-limit"),
+        ("## 7. $PE(pos+k)$ is a rotation", "7.-$PE(pos+k)$-is-a-rotation"),
+        ("### 练习 4（先预测）：**分数**上的偏置", "练习-4（先预测）：分数上的偏置"),
+    ],
+)
+def test_anchor_rule_is_jupyterlabs(heading, anchor):
+    """JupyterLab 4 (@jupyterlab/rendermime createHeaderId): textContent with ' ' -> '-'."""
+    assert i18n.anchor_id(i18n.headings(heading)[0][1]) == anchor
+
+
+def test_check_command_lists_every_entry_of_one_catalog():
+    res = subprocess.run(
+        [sys.executable, "scripts/i18n.py", "check", "--catalog", "nope"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert res.returncode == 2 and "--catalog: unknown catalog 'nope'; allowed: [" in res.stderr
+
+
+# ----------------------------------------------------------------------------- README.zh-CN.md
+def test_chinese_readme_is_linked_both_ways_and_links_the_chinese_notebooks():
+    en = (ROOT / "README.md").read_text(encoding="utf-8")
+    zh = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    assert "(README.zh-CN.md)" in "\n".join(en.splitlines()[:5]), "README.md links README.zh-CN.md in its first lines"
+    assert "(README.md)" in "\n".join(zh.splitlines()[:5]), "README.zh-CN.md links back in its first lines"
+    assert len(en.splitlines()) <= 200
+    for b in BOOKS:
+        assert f"(notebooks/zh/{b.name})" in zh, f"README.zh-CN.md: no link to notebooks/zh/{b.name}"
+        assert f"({colab_url(f'notebooks/zh/{b.name}')})" in zh, f"README.zh-CN.md: no Colab link for {b.name}"
+    for name in ("install-command", "test-command"):
+        block = re.compile(rf"<!-- {name} -->\n```\w*\n(.*?)\n```\n<!-- /{name} -->", re.S)
+        assert block.search(en).group(1) == block.search(zh).group(1), f"{name} differs from README.md's"
+
+
+def test_only_one_chinese_notebook_runs_under_nbval():
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    ignored = {Path(p).name for p in conftest.collect_ignore}
+    assert ignored == {p.name for p in ZH.glob("*.ipynb")} - {conftest.ZH_UNDER_NBVAL}
