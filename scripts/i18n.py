@@ -303,14 +303,26 @@ def _strip_inline(s: str) -> str:
     return html.unescape(s)
 
 
-def anchor_id(raw_heading: str) -> str:
+def anchor_id(raw_heading: str) -> str | None:
     """JupyterLab 4's heading id (``@jupyterlab/rendermime`` ``createHeaderId``): the heading's textContent with
-    every space replaced by ``-`` (case, punctuation and CJK kept). A link ``#<id>`` scrolls to it."""
+    every space replaced by ``-`` (case, punctuation and CJK kept). A link ``#<id>`` scrolls to it.
+
+    None for a heading with LaTeX: its textContent is MathJax's rendering (``$\\sqrt{d_k}$`` gives ``dk``, seen in
+    the browser test), which is not reproduced here, so such a heading cannot be the target of a checked link.
+    """
+    if any(kind == "math" for kind, _, _ in protected_spans(raw_heading)):
+        return None
     return heading_text(raw_heading).replace(" ", "-")
 
 
+def heading_anchors(text: str) -> list[str | None]:
+    """The anchor of each heading of a cell, in order (None: a heading with LaTeX, see :func:`anchor_id`)."""
+    return [anchor_id(h) for _, h in headings(text)]
+
+
 def cell_anchors(text: str) -> list[str]:
-    return [anchor_id(h) for _, h in headings(text)] + HTML_ID.findall(text)
+    """Every anchor a link can name in this cell: headings' (without LaTeX) and ``<a id=…>``/``<a name=…>``."""
+    return [a for a in heading_anchors(text) if a is not None] + HTML_ID.findall(text)
 
 
 def github_slug(raw_heading: str) -> str:
@@ -413,9 +425,10 @@ def anchor_map(ch: Chapter) -> dict[str, str]:
     """English heading anchor -> the shown (Chinese) heading's anchor, heading by heading within each cell."""
     out = {}
     for index, (shown, _) in ch.cells.items():
-        english = cell_anchors(cell_source(ch.nb["cells"][index]))
-        for en, zh in zip(english, cell_anchors(shown), strict=False):
-            out.setdefault(en, zh)
+        english = heading_anchors(cell_source(ch.nb["cells"][index]))
+        for en, zh in zip(english, heading_anchors(shown), strict=False):
+            if en is not None and zh is not None:
+                out.setdefault(en, zh)
     return out
 
 

@@ -295,12 +295,13 @@ def test_glossary_file_is_well_formed():
     [
         ("## 3. Why order matters", "3.-Why-order-matters"),
         ("## 3. Asking past `max_seq_len`: the hard limit", "3.-Asking-past-max_seq_len:-the-hard-limit"),
-        ("## 7. $PE(pos+k)$ is a rotation", "7.-$PE(pos+k)$-is-a-rotation"),
+        ("## 7. $PE(pos+k)$ is a rotation", None),  # MathJax's rendering: not reproduced, not linkable
         ("### 练习 4（先预测）：**分数**上的偏置", "练习-4（先预测）：分数上的偏置"),
     ],
 )
 def test_anchor_rule_is_jupyterlabs(heading, anchor):
-    """JupyterLab 4 (@jupyterlab/rendermime createHeaderId): textContent with ' ' -> '-'."""
+    """JupyterLab 4 (@jupyterlab/rendermime createHeaderId): textContent with ' ' -> '-' (the browser suite
+    compares it with the ids JupyterLab gives the rendered headings of a Chinese notebook)."""
     assert i18n.anchor_id(i18n.headings(heading)[0][1]) == anchor
 
 
