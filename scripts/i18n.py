@@ -716,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         try:
             out = build_all(allow_incomplete=args.allow_incomplete)
-        except IncompleteCatalog as e:
+        except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1
         print(f"wrote {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")

@@ -115,21 +115,33 @@ def test_extract_has_msgmerge_semantics(sandbox):
     assert kinds == {"untranslated", "fuzzy"}, kinds  # and extract is idempotent: the catalog is current
 
 
-def test_extract_carries_translations_of_moved_cells(sandbox):
-    """A section moved unchanged into a new notebook (05 §8 -> 05b) keeps its translation (compendium)."""
-    fill(sandbox, "05_length_extension", lambda s: "译文 " + s)
-    src = sandbox.notebooks / "05_length_extension.ipynb"
+@pytest.mark.parametrize("translated_first", [True, False], ids=["translated-then-moved", "moved-then-translated"])
+def test_extract_carries_translations_of_moved_cells(sandbox, translated_first):
+    """A section moved unchanged into a new notebook (05 §8 -> 05b) keeps its translation (compendium), whether
+    the translation lands before the move or after it (a translator's branch merged later)."""
+    stem = "05_length_extension"
+    if translated_first:
+        fill(sandbox, stem, lambda s: "译文 " + s)
+    translated_05 = (sandbox.catalogs / f"{stem}.po").read_text(encoding="utf-8")
+    src = sandbox.notebooks / f"{stem}.ipynb"
     nb = json.loads(src.read_text(encoding="utf-8"))
     moved = nb["cells"][-6:]
     edit_notebook(src, lambda c: c.__delitem__(slice(-6, None)))
     new = sandbox.notebooks / "05b_extension_lab.ipynb"
     new.write_text(i18n.dump_notebook({**nb, "cells": moved}), encoding="utf-8")
     i18n.extract_all(i18n.english_notebooks(sandbox), sandbox)
+    if not translated_first:  # the translator's catalog (of the notebook before the move) arrives now
+        (sandbox.catalogs / f"{stem}.po").write_text(translated_05, encoding="utf-8")
+        po = fill(sandbox, stem, lambda s: "译文 " + s)
+        assert any(i18n.markdown_cells(new)[0][1] == e.msgid for e in po)
+        i18n.extract_all(i18n.english_notebooks(sandbox), sandbox)
     po_new = i18n.load_catalog(sandbox.catalogs / "05b_extension_lab.po")
     assert len(po_new) and all(e.msgstr == "译文 " + e.msgid and not e.flags for e in po_new)
-    po_old = i18n.load_catalog(sandbox.catalogs / "05_length_extension.po")
+    po_old = i18n.load_catalog(sandbox.catalogs / f"{stem}.po")
     assert not po_old.obsolete_entries(), "the moved cells' obsolete copies stay behind"
-    assert not [p for p in i18n.check_catalog(new, sandbox) if p.kind in ("complete", "current")]
+    moved_text = {s for _, s in i18n.markdown_cells(new)}
+    assert not [e for e in po_old if e.msgid in moved_text]
+    assert not [p for b in (src, new) for p in i18n.check_catalog(b, sandbox) if p.kind in ("complete", "current")]
 
 
 def test_an_obsolete_entry_still_used_elsewhere_is_reported(sandbox):
