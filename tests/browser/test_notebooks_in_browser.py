@@ -1,6 +1,7 @@
 """Every course notebook, clicked through in a real browser (JupyterLab 4 + headless Chromium).
 
-For each ``notebooks/[0-9]*.ipynb`` (whatever exists when the suite runs) the test:
+For each ``notebooks/[0-9]*.ipynb`` (whatever exists when the suite runs), and the Chinese
+``notebooks/zh/01_position_blindness.ipynb`` (also checked: its heading anchors, see ZH_NOTEBOOKS), the test:
 
 1. opens it in the session's JupyterLab (see conftest.py / lab_server.py) and waits for the kernel;
 2. clears the stored outputs (so every prompt and image checked below comes from this run), shows hidden
