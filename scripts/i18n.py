@@ -1,20 +1,31 @@
-"""Translation catalogs of the Chinese edition (gettext ``.po``, read and written with polib).
+"""Translation catalogs of the Chinese edition (gettext ``.po``, read and written with polib), and the build.
 
 One catalog per English notebook, ``i18n/zh_CN/<notebook>.po``; one entry per markdown cell, the cell's English
 source as ``msgid``. ``extract`` brings every catalog up to date with its notebook the way gettext's ``msgmerge``
 does: an unchanged cell keeps its translation; a changed cell's entry keeps the old translation but is flagged
 *fuzzy* (with the old English as ``previous_msgid``) so it is never silently reused; a new cell is untranslated;
-an entry whose cell is gone becomes obsolete.
+an entry whose cell is gone becomes obsolete. Every catalog is also a *compendium* for the others (``msgmerge
+--compendium``): a cell moved unchanged to another notebook takes its translation along (exact msgid only), and
+the obsolete copy left behind is dropped once its text is a live cell again.
 
-    python scripts/i18n.py extract            # all notebooks
-    python scripts/i18n.py extract 04_rope    # one
+``build`` writes ``notebooks/zh/<same name>.ipynb``: the English notebook with every markdown cell replaced by its
+translation; code cells, outputs, metadata and cell ids are the English notebook's bytes. Links are rewritten so
+they work from ``notebooks/zh/`` (see :func:`rewrite_target`). ``check`` verifies all of it (see i18n/README.md).
+
+    python scripts/i18n.py extract [NAME ...]        # update catalogs from the English notebooks
+    python scripts/i18n.py build [--allow-incomplete] # write notebooks/zh/
+    python scripts/i18n.py check [--catalog NAME]     # every problem, one line each; exit 1 if any
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import html
 import json
+import re
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polib
@@ -22,6 +33,7 @@ import polib
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CATALOGS = ROOT / "i18n" / "zh_CN"
+ZH_DIR_NAME = "zh"
 FUZZY_MATCH = 0.6  # difflib ratio above which a changed cell inherits the old translation, flagged fuzzy
 
 METADATA = {
@@ -33,31 +45,85 @@ METADATA = {
     "Plural-Forms": "nplurals=1; plural=0;",
 }
 
+#: First line of a cell shown in English because its entry is untranslated / fuzzy (``build --allow-incomplete``).
+FALLBACK_NOTE = {
+    "untranslated": "> *（本单元尚未译成中文，以下是英文原文。）*",
+    "fuzzy": "> *（本单元的英文原文已修改，译文待更新，以下是英文原文。）*",
+}
 
-def english_notebooks() -> list[Path]:
+
+@dataclass
+class Paths:
+    """Where the English notebooks, the catalogs and the Chinese notebooks live (tests point them at copies)."""
+
+    notebooks: Path = NOTEBOOKS
+    catalogs: Path = CATALOGS
+    out: Path | None = None  # the Chinese notebooks; default notebooks/zh
+
+    @property
+    def zh(self) -> Path:
+        return self.out if self.out is not None else self.notebooks / ZH_DIR_NAME
+
+    def catalog(self, notebook: Path) -> Path:
+        return self.catalogs / f"{notebook.stem}.po"
+
+    def glossary(self) -> Path:
+        return self.catalogs / "glossary.tsv"
+
+
+DEFAULT = Paths()
+
+
+# ----------------------------------------------------------------------------------------------- notebooks
+def english_notebooks(paths: Paths = DEFAULT) -> list[Path]:
     """The English chapter notebooks (``notebooks/NN*.ipynb``), in course order."""
-    return sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]*.ipynb"))
+    return sorted(p for p in paths.notebooks.glob("[0-9][0-9]*.ipynb"))
+
+
+def read_notebook(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def dump_notebook(nb: dict) -> str:
+    """The notebook as nbformat writes it (the English notebooks round-trip to their own bytes)."""
+    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def cell_source(cell: dict) -> str:
+    src = cell["source"]
+    return src if isinstance(src, str) else "".join(src)
 
 
 def markdown_cells(notebook: Path) -> list[tuple[int, str]]:
     """(cell index, source) of every non-empty markdown cell."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     out = []
-    for index, cell in enumerate(cells):
-        source = "".join(cell["source"])
+    for index, cell in enumerate(read_notebook(notebook)["cells"]):
+        source = cell_source(cell)
         if cell["cell_type"] == "markdown" and source.strip():
             out.append((index, source))
     return out
 
 
-def catalog_path(notebook: Path) -> Path:
-    return CATALOGS / f"{notebook.stem}.po"
+def catalog_path(notebook: Path, paths: Paths = DEFAULT) -> Path:
+    return paths.catalog(notebook)
 
 
-def extract(notebook: Path) -> polib.POFile:
-    """Bring ``notebook``'s catalog up to date (msgmerge semantics, see the module docstring); returns it."""
-    path = catalog_path(notebook)
-    old = polib.pofile(str(path), wrapwidth=0) if path.exists() else polib.POFile(wrapwidth=0)
+def load_catalog(path: Path) -> polib.POFile:
+    return polib.pofile(str(path), wrapwidth=0) if path.exists() else polib.POFile(wrapwidth=0)
+
+
+def usable(entry: polib.POEntry) -> bool:
+    """A translation the build may use: translated, not fuzzy, not obsolete."""
+    return bool(entry.msgstr) and "fuzzy" not in entry.flags and not entry.obsolete
+
+
+# ----------------------------------------------------------------------------------------------- extract
+def merge(notebook: Path, old: polib.POFile, compendium: dict[str, str], live: set[str]) -> polib.POFile:
+    """``notebook``'s catalog brought up to date (msgmerge semantics, see the module docstring).
+
+    ``compendium``: msgid -> a usable translation from any catalog (exact match only); ``live``: every markdown
+    cell's text in every notebook (an obsolete entry whose text is live somewhere is dropped: it has moved).
+    """
     translated = {e.msgid: e for e in old if not e.obsolete and e.msgstr}
     new = polib.POFile(wrapwidth=0)
     new.metadata = {**METADATA, **{k: v for k, v in old.metadata.items() if k not in METADATA}}
@@ -70,6 +136,8 @@ def extract(notebook: Path) -> polib.POFile:
         if source in translated:
             entry.msgstr = translated[source].msgstr
             entry.flags = list(translated[source].flags)
+        elif source in compendium:  # moved here unchanged from another notebook
+            entry.msgstr = compendium[source]
         else:
             best, ratio = None, FUZZY_MATCH
             for msgid, candidate in translated.items():
@@ -83,31 +151,561 @@ def extract(notebook: Path) -> polib.POFile:
         seen[source] = entry
         new.append(entry)
     for e in old:
-        if e.msgid and e.msgid not in seen and e.msgstr:
+        if e.msgid and e.msgid not in seen and e.msgstr and e.msgid not in live:
             e.obsolete = True
             new.append(e)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new.save(str(path))
     return new
 
 
+def extract_all(books: list[Path], paths: Paths = DEFAULT, write: bool = True) -> dict[Path, polib.POFile]:
+    """Bring the catalogs of ``books`` up to date; every catalog in ``paths.catalogs`` serves as compendium.
+
+    Returns {catalog path: new catalog}; writes them when ``write``.
+    """
+    every = english_notebooks(paths)
+    olds = {b: load_catalog(paths.catalog(b)) for b in every}
+    compendium: dict[str, str] = {}
+    for b in every:  # course order: the first usable translation of a text wins
+        for e in olds[b]:
+            if e.msgstr and "fuzzy" not in e.flags:
+                compendium.setdefault(e.msgid, e.msgstr)
+    live = {source for b in every for _, source in markdown_cells(b)}
+    out = {}
+    for book in books:
+        po = merge(book, olds[book], compendium, live)
+        path = paths.catalog(book)
+        if write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            po.save(str(path))
+        out[path] = po
+    return out
+
+
+def extract(notebook: Path, paths: Paths = DEFAULT) -> polib.POFile:
+    """Bring ``notebook``'s catalog up to date (the other catalogs are its compendium); returns it."""
+    return extract_all([notebook], paths)[paths.catalog(notebook)]
+
+
+# ----------------------------------------------------------------------------------------------- markdown
+FENCE = re.compile(r"^ {0,3}(```+|~~~+)[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.M | re.S)
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+DISPLAY_MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$", re.S)
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(?:\\.|[^$\\])+?\$", re.S)
+LINK = re.compile(r"!?\[(?P<text>(?:[^\[\]]|\[[^\]]*\])*)\]\((?P<target><[^>\n]*>|[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)")
+HTML_ATTR = re.compile(r"""(?P<attr>\b(?:href|src))=(?P<q>["'])(?P<target>[^"']+)(?P=q)""")
+HTML_ID = re.compile(r"""<a\b[^>]*\b(?:id|name)=["']([^"']+)["']""")
+BARE_URL = re.compile(r"(?<![(<\"'])https?://[^\s)<>\]\"']+")
+ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
+#: A number (see i18n/README.md): ASCII-bounded digits with optional sign (U+2212 or '-' glued to the digits and
+#: not after a letter/digit), thousands groups (1,024), decimals (0.983), exponent (1e-4), superscript digits
+#: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) and an optional %. Digits glued to other letters
+#: (float32, 1st, E9) are words, not numbers. ASCII digits only: a full-width １０ is not the number 10.
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.,])(?:[−-](?=[0-9]))?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][−+-]?[0-9]+)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*"
+    r"(?:[kKMBGTL](?![A-Za-z0-9_]))?%?(?![A-Za-z0-9_])"
+)
+
+
+@dataclass
+class Parsed:
+    """A markdown cell cut into what a translation must keep verbatim and the prose around it."""
+
+    code: list[str] = field(default_factory=list)  # fenced blocks and inline code spans, with their backticks
+    math: list[str] = field(default_factory=list)  # $...$ and $$...$$ spans, with their dollars
+    links: list[str] = field(default_factory=list)  # link targets: [..](t), ![..](t), href/src="t", bare URLs
+    prose: str = ""  # the text with all of the above blanked out (same length, spaces)
+
+
+def protected_spans(text: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of fenced code, code spans, display and inline math, in that priority, non-overlapping."""
+    masked = text
+    spans = []
+    for kind, pattern in (("code", FENCE), ("code", CODE_SPAN), ("math", DISPLAY_MATH), ("math", INLINE_MATH)):
+        for m in pattern.finditer(masked):
+            spans.append((kind, m.start(), m.end()))
+        for _, s, e in spans:
+            masked = masked[:s] + "\0" * (e - s) + masked[e:]
+    return sorted(spans, key=lambda t: t[1])
+
+
+def blank(text: str, spans) -> str:
+    chars = list(text)
+    for s, e in spans:
+        for i in range(s, e):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def parse(text: str) -> Parsed:
+    spans = protected_spans(text)
+    p = Parsed()
+    for kind, s, e in spans:
+        (p.code if kind == "code" else p.math).append(text[s:e])
+    outside = blank(text, [(s, e) for _, s, e in spans])
+    cut = [(s, e) for _, s, e in spans]
+    for m in LINK.finditer(outside):
+        target = m.group("target")
+        p.links.append(target[1:-1] if target.startswith("<") else target)
+        cut.append((m.start("target"), m.end("target")))
+    for m in HTML_ATTR.finditer(outside):
+        p.links.append(m.group("target"))
+        cut.append((m.start("target"), m.end("target")))
+    rest = blank(text, cut)
+    for m in BARE_URL.finditer(rest):
+        p.links.append(m.group(0))
+        cut.append((m.start(), m.end()))
+    p.prose = blank(text, cut)
+    return p
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers of ``text`` (pattern :data:`NUMBER`), in order."""
+    return NUMBER.findall(text)
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """(level, raw text) of the ATX headings (``## ...``) of a markdown cell, outside fenced code."""
+    outside = blank(text, [(m.start(), m.end()) for m in FENCE.finditer(text)])
+    return [(len(m.group(1)), text[m.start(2) : m.end(2)]) for m in ATX.finditer(outside)]
+
+
+def heading_text(raw: str) -> str:
+    """What the rendered heading's ``textContent`` is: inline markup removed, math left as typed (JupyterLab
+    takes the anchor before MathJax typesets), entities and backslash escapes resolved."""
+    out, pos = [], 0
+    for kind, s, e in protected_spans(raw):
+        out.append(_strip_inline(raw[pos:s]))
+        seg = raw[s:e]
+        out.append(seg if kind == "math" else seg.strip("`").strip() if seg.strip("`").strip() else seg)
+        pos = e
+    out.append(_strip_inline(raw[pos:]))
+    return "".join(out).strip()
+
+
+def _strip_inline(s: str) -> str:
+    s = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", s)
+    s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)
+    s = re.sub(r"<[^>]+>", "", s)
+    s = re.sub(r"(\*\*|__)(.+?)\1", r"\2", s)
+    s = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", s)
+    s = re.sub(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])", r"\1", s)
+    s = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", s)
+    return html.unescape(s)
+
+
+def anchor_id(raw_heading: str) -> str:
+    """JupyterLab 4's heading id (``@jupyterlab/rendermime`` ``createHeaderId``): the heading's textContent with
+    every space replaced by ``-`` (case, punctuation and CJK kept). A link ``#<id>`` scrolls to it."""
+    return heading_text(raw_heading).replace(" ", "-")
+
+
+def cell_anchors(text: str) -> list[str]:
+    return [anchor_id(h) for _, h in headings(text)] + HTML_ID.findall(text)
+
+
+def github_slug(raw_heading: str) -> str:
+    """GitHub's anchor of a heading in a .md file: lower case, punctuation but '-' and '_' dropped, spaces -> '-'."""
+    text = heading_text(raw_heading).lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+# ----------------------------------------------------------------------------------------------- links
+NOTEBOOK_URL = re.compile(
+    r"^(https://(?:colab\.research\.google\.com/github|github\.com)/[^\s]*?/)notebooks/(?=[^/]+\.ipynb)"
+)
+
+
+def rewrite_target(target: str, here: str, anchors: dict[str, dict[str, str]], chapters: set[str]) -> str:
+    """A link target of notebook ``here`` (a file name) as it must read in the Chinese notebook.
+
+    * ``#frag``: the same heading's anchor in the Chinese notebook;
+    * ``04_rope.ipynb#frag`` (a chapter): unchanged path (so it opens the Chinese notebook next to this one),
+      anchor mapped the same way;
+    * Colab / GitHub URLs of ``…/notebooks/NN_x.ipynb``: ``…/notebooks/zh/NN_x.ipynb``;
+    * any other relative path (``../docs/…``, ``../README.md``): one more ``../``;
+    * anything else (web URLs, ``mailto:``): unchanged.
+    """
+    if target.startswith("#"):
+        return "#" + anchors.get(here, {}).get(target[1:], target[1:])
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+        return NOTEBOOK_URL.sub(rf"\g<1>notebooks/{ZH_DIR_NAME}/", target)
+    path, sep, frag = target.partition("#")
+    if path in chapters:
+        return path + (sep + anchors.get(path, {}).get(frag, frag) if sep else "")
+    if path.startswith("/"):
+        return target
+    return "../" + target
+
+
+def rewrite_links(text: str, here: str, anchors: dict[str, dict[str, str]], chapters: set[str]) -> str:
+    """``text`` with every link target (outside code and math) rewritten by :func:`rewrite_target`."""
+    spans = protected_spans(text)
+    outside = blank(text, [(s, e) for _, s, e in spans])
+    edits = []
+    for m in LINK.finditer(outside):
+        t = m.group("target")
+        inner, s, e = (
+            (t[1:-1], m.start("target") + 1, m.end("target") - 1) if t.startswith("<") else (t, *m.span("target"))
+        )
+        edits.append((s, e, rewrite_target(inner, here, anchors, chapters)))
+    for m in HTML_ATTR.finditer(outside):
+        edits.append((m.start("target"), m.end("target"), rewrite_target(m.group("target"), here, anchors, chapters)))
+    taken = blank(outside, [(s, e) for s, e, _ in edits])
+    for m in BARE_URL.finditer(taken):
+        edits.append((m.start(), m.end(), rewrite_target(m.group(0), here, anchors, chapters)))
+    for s, e, new in sorted(edits, reverse=True):
+        text = text[:s] + new + text[e:]
+    return text
+
+
+# ----------------------------------------------------------------------------------------------- build
+class IncompleteCatalog(Exception):
+    pass
+
+
+@dataclass
+class Chapter:
+    book: Path
+    nb: dict
+    po: polib.POFile
+    #: cell index -> (text to show, None) or (English text, "untranslated"/"fuzzy")
+    cells: dict[int, tuple[str, str | None]]
+
+    def counts(self) -> dict[str, int]:
+        out = {"untranslated": 0, "fuzzy": 0}
+        for _, why in self.cells.values():
+            if why:
+                out[why] += 1
+        return out
+
+
+def load_chapter(book: Path, paths: Paths = DEFAULT) -> Chapter:
+    path = paths.catalog(book)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no catalog for {book.name}; run `python scripts/i18n.py extract {book.stem}`")
+    po = load_catalog(path)
+    entries = {e.msgid: e for e in po if not e.obsolete}
+    nb = read_notebook(book)
+    cells = {}
+    for index, cell in enumerate(nb["cells"]):
+        source = cell_source(cell)
+        if cell["cell_type"] != "markdown" or not source.strip():
+            continue
+        e = entries.get(source)
+        if e is not None and usable(e):
+            cells[index] = (e.msgstr, None)
+        else:
+            cells[index] = (source, "fuzzy" if e is not None and e.msgstr else "untranslated")
+    return Chapter(book, nb, po, cells)
+
+
+def anchor_map(ch: Chapter) -> dict[str, str]:
+    """English heading anchor -> the shown (Chinese) heading's anchor, heading by heading within each cell."""
+    out = {}
+    for index, (shown, _) in ch.cells.items():
+        english = cell_anchors(cell_source(ch.nb["cells"][index]))
+        for en, zh in zip(english, cell_anchors(shown), strict=False):
+            out.setdefault(en, zh)
+    return out
+
+
+def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: bool = True) -> dict[Path, str]:
+    """{Chinese notebook path: its text}. Refuses (IncompleteCatalog) on an untranslated or fuzzy entry unless
+    ``allow_incomplete`` (then the English cell is shown, its first line a note saying so)."""
+    chapters = [load_chapter(b, paths) for b in english_notebooks(paths)]
+    if not allow_incomplete:
+        bad = [(paths.catalog(c.book), c.counts()) for c in chapters if any(c.counts().values())]
+        if bad:
+            lines = [f"{p.relative_to(p.parents[2]) if len(p.parents) > 2 else p}: {n['untranslated']} untranslated, "
+                     f"{n['fuzzy']} fuzzy" for p, n in bad]  # fmt: skip
+            raise IncompleteCatalog(
+                "refusing to build from incomplete catalogs:\n  " + "\n  ".join(lines) + "\n(list them: python "
+                "scripts/i18n.py check --catalog NAME; or build --allow-incomplete to show those cells in English)"
+            )
+    anchors = {c.book.name: anchor_map(c) for c in chapters}
+    names = {c.book.name for c in chapters}
+    out = {}
+    for c in chapters:
+        nb = json.loads(json.dumps(c.nb))
+        for index, (shown, why) in c.cells.items():
+            text = rewrite_links(shown, c.book.name, anchors, names)
+            if why:
+                text = FALLBACK_NOTE[why] + "\n\n" + text
+            nb["cells"][index]["source"] = text.splitlines(keepends=True)
+        out[paths.zh / c.book.name] = dump_notebook(nb)
+    if write:
+        paths.zh.mkdir(parents=True, exist_ok=True)
+        for path, text in out.items():
+            path.write_text(text, encoding="utf-8")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- checks
+@dataclass
+class Problem:
+    """One offending thing; ``kind`` is complete, current, glossary, invariant, code, build or link."""
+
+    notebook: str
+    cell: int | None
+    what: str
+    kind: str = "complete"
+
+    def __str__(self) -> str:
+        where = f"{self.notebook} cell {self.cell}" if self.cell is not None else self.notebook
+        return f"{where}: {self.what}"
+
+
+def read_glossary(path: Path) -> list[tuple[str, str]]:
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
+    return [(r[0].strip(), r[1].strip()) for r in rows]
+
+
+def glossary_pattern(term: str) -> re.Pattern:
+    """Whole word, case-insensitive, any whitespace between words, plural -s/-es allowed."""
+    words = r"\s+".join(re.escape(w) for w in term.split())
+    return re.compile(rf"(?<![A-Za-z0-9_-]){words}(?:s|es)?(?![A-Za-z0-9_-])", re.I)
+
+
+def glossary_terms_used(prose: str, glossary: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The glossary rows whose English term occurs in ``prose``; a match inside a longer term's match (the
+    'embedding' of 'rotary position embedding') does not count."""
+    found, taken = [], []
+    for en, zh in sorted(glossary, key=lambda r: -len(r[0])):
+        hit = False
+        for m in glossary_pattern(en).finditer(prose):
+            if not any(s < m.end() and m.start() < e for s, e in taken):
+                taken.append(m.span())
+                hit = True
+        if hit:
+            found.append((en, zh))
+    return found
+
+
+def check_glossary(english: str, translation: str, glossary) -> list[str]:
+    return [
+        f"glossary: {en!r} must be rendered {zh!r}"
+        for en, zh in glossary_terms_used(parse(english).prose, glossary)
+        if zh not in translation
+    ]
+
+
+def check_invariants(english: str, translation: str) -> list[str]:
+    """What of ``english`` is missing from ``translation``: numbers, code spans, LaTeX spans, link targets,
+    heading structure."""
+    en, zh = parse(english), parse(translation)
+    out = []
+    for kind, items in (("inline code", en.code), ("LaTeX", en.math)):
+        for item in dict.fromkeys(items):
+            if item not in translation:
+                out.append(f"{kind} {item!r} missing")
+    for target in dict.fromkeys(en.links):
+        if target not in zh.links:
+            out.append(f"link target {target!r} missing")
+    have = set(numbers(translation))
+    for n in dict.fromkeys(numbers(en.prose)):
+        if n not in have:
+            out.append(f"number {n!r} missing")
+    levels_en = [lvl for lvl, _ in headings(english)]
+    levels_zh = [lvl for lvl, _ in headings(translation)]
+    if levels_en != levels_zh:
+        out.append(f"headings: English has levels {levels_en}, the translation {levels_zh} (same headings, same order)")
+    return out
+
+
+def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Problem]:
+    """(c), (d), (e) for one catalog: complete, current, glossary, invariants."""
+    path = paths.catalog(book)
+    name = book.name
+    if not path.exists():
+        return [
+            Problem(
+                name,
+                None,
+                kind="current",
+                what=f"no catalog {path.name}: run `python scripts/i18n.py extract {book.stem}`",
+            )
+        ]
+    glossary = read_glossary(paths.glossary()) if glossary is None else glossary
+    po = load_catalog(path)
+    out = []
+    first_cell = {}
+    for index, source in markdown_cells(book):
+        first_cell.setdefault(source, index)
+    live_everywhere = {s for b in english_notebooks(paths) for _, s in markdown_cells(b)}
+    for e in po:
+        cell = first_cell.get(e.msgid)
+        if e.obsolete:
+            if e.msgid in live_everywhere:
+                out.append(
+                    Problem(
+                        name, cell, kind="complete", what="obsolete entry whose text is a current cell: run extract"
+                    )
+                )
+            continue
+        if not e.msgstr:
+            out.append(Problem(name, cell, "untranslated", "complete"))
+            continue
+        if "fuzzy" in e.flags:
+            diff = "" if e.previous_msgid is None else " (English changed; see #| msgid for the old text)"
+            out.append(Problem(name, cell, kind="complete", what="fuzzy: check the translation against the new English, then remove the "
+                               "fuzzy flag" + diff))  # fmt: skip
+        out += [Problem(name, cell, w, "invariant") for w in check_invariants(e.msgid, e.msgstr)]
+        out += [Problem(name, cell, w, "glossary") for w in check_glossary(e.msgid, e.msgstr, glossary)]
+    fresh = extract_all([book], paths, write=False)[path]
+    if str(fresh) != path.read_text(encoding="utf-8"):
+        out.append(Problem(name, None, kind="current", what=f"{path.name} is not current with {name}: run `python scripts/i18n.py extract "
+                           f"{book.stem}` (changed, new or removed cells)"))  # fmt: skip
+    return out
+
+
+def check_code_identical(book: Path, zh: Path) -> list[Problem]:
+    """(a) every cell of the Chinese notebook but the markdown sources equals the English one, byte for byte."""
+    if not zh.exists():
+        return [Problem(zh.name, None, kind="build", what=f"{zh} missing: run `python scripts/i18n.py build`")]
+    en_nb, zh_nb = read_notebook(book), read_notebook(zh)
+    out = []
+    if {k: v for k, v in en_nb.items() if k != "cells"} != {k: v for k, v in zh_nb.items() if k != "cells"}:
+        out.append(
+            Problem(f"zh/{zh.name}", None, kind="code", what="notebook metadata differs from the English notebook")
+        )
+    if len(en_nb["cells"]) != len(zh_nb["cells"]):
+        return out + [
+            Problem(f"zh/{zh.name}", None, kind="code", what="number of cells differs from the English notebook")
+        ]
+    for i, (a, b) in enumerate(zip(en_nb["cells"], zh_nb["cells"], strict=True)):
+        if a["cell_type"] == "markdown" and b["cell_type"] == "markdown":
+            a, b = {k: v for k, v in a.items() if k != "source"}, {k: v for k, v in b.items() if k != "source"}
+        if dump_notebook(a) != dump_notebook(b):
+            out.append(
+                Problem(
+                    f"zh/{zh.name}",
+                    i,
+                    kind="code",
+                    what="differs from the English cell (code, outputs, metadata or id)",
+                )
+            )
+    return out
+
+
+def check_links(paths: Paths = DEFAULT) -> list[Problem]:
+    """Every link and anchor of every Chinese notebook resolves (files on disk, notebook heading anchors by
+    JupyterLab's rule, .md anchors by GitHub's, the repository's own Colab/GitHub URLs)."""
+    zh_books = sorted(paths.zh.glob("*.ipynb"))
+    ids = {p.resolve(): {a for c in read_notebook(p)["cells"] if c["cell_type"] == "markdown"
+                         for a in cell_anchors(cell_source(c))} for p in zh_books}  # fmt: skip
+    repo = paths.notebooks.parent
+    out = []
+    for p in zh_books:
+        for i, cell in enumerate(read_notebook(p)["cells"]):
+            if cell["cell_type"] != "markdown":
+                continue
+            for target in parse(cell_source(cell)).links:
+                why = _unresolved(target, p, ids, repo)
+                if why:
+                    out.append(Problem(f"zh/{p.name}", i, kind="link", what=f"link {target!r}: {why}"))
+    return out
+
+
+def _anchors_of(file: Path, ids: dict) -> set[str]:
+    if file.resolve() in ids:
+        return ids[file.resolve()]
+    if file.suffix == ".ipynb":
+        return {
+            a
+            for c in read_notebook(file)["cells"]
+            if c["cell_type"] == "markdown"
+            for a in cell_anchors(cell_source(c))
+        }
+    text = file.read_text(encoding="utf-8", errors="replace")
+    return {github_slug(h) for _, h in headings(text)} | set(HTML_ID.findall(text))
+
+
+def _unresolved(target: str, here: Path, ids: dict, repo: Path) -> str | None:
+    url = re.match(r"^https://(?:colab\.research\.google\.com/github|github\.com)/[^/]+/[^/]+/blob/[^/]+/(.+)$", target)
+    if url:
+        return None if (repo / url.group(1)).exists() else f"{url.group(1)} is not a file of the repository"
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+        return None  # web URLs are not fetched
+    path, _, frag = target.partition("#")
+    file = (here.parent / path) if path else here
+    if not file.exists():
+        return f"{file.relative_to(repo) if file.resolve().is_relative_to(repo.resolve()) else file} does not exist"
+    if frag and file.is_file() and frag not in _anchors_of(file, ids):
+        return f"no heading with anchor #{frag} in {file.name}"
+    return None
+
+
+def check_all(paths: Paths = DEFAULT, catalog: str | None = None) -> list[Problem]:
+    books = english_notebooks(paths)
+    if catalog is not None:
+        books = [b for b in books if b.stem == catalog]
+    glossary = read_glossary(paths.glossary())
+    out = []
+    for book in books:
+        out += check_catalog(book, paths, glossary)
+    if catalog is None:
+        for book in books:
+            out += check_code_identical(book, paths.zh / book.name)
+        fresh = build_all(paths, allow_incomplete=True, write=False)
+        committed = set(paths.zh.glob("*.ipynb"))
+        for path, text in fresh.items():
+            if path.exists() and path.read_text(encoding="utf-8") != text:
+                out.append(
+                    Problem(
+                        f"zh/{path.name}",
+                        None,
+                        kind="build",
+                        what="not what a fresh build gives: run `python scripts/i18n.py build`",
+                    )
+                )
+        for extra in committed - set(fresh):
+            out.append(Problem(f"zh/{extra.name}", None, kind="build", what="has no English notebook: delete it"))
+        out += check_links(paths)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- command line
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_extract = sub.add_parser("extract", help="update the catalogs from the English notebooks")
     p_extract.add_argument("names", nargs="*", help="notebook stems (default: all)")
+    p_build = sub.add_parser("build", help="write notebooks/zh/ from the English notebooks and the catalogs")
+    p_build.add_argument("--allow-incomplete", action="store_true",
+                         help="show untranslated/fuzzy cells in English (marked) instead of refusing")  # fmt: skip
+    p_check = sub.add_parser("check", help="report every problem of the catalogs and the Chinese notebooks")
+    p_check.add_argument(
+        "--catalog", metavar="NAME", help="check one catalog only (complete, current, glossary, invariants)"
+    )
     args = parser.parse_args(argv)
     books = english_notebooks()
-    if args.names:
-        by_stem = {b.stem: b for b in books}
+    by_stem = {b.stem: b for b in books}
+    if args.command == "extract":
         unknown = [n for n in args.names if n not in by_stem]
         if unknown:
             parser.error(f"names: unknown notebook(s) {unknown}; allowed: {sorted(by_stem)}")
-        books = [by_stem[n] for n in args.names]
-    for book in books:
-        po = extract(book)
-        print(f"{catalog_path(book).relative_to(ROOT)}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")
-    return 0
+        chosen = [by_stem[n] for n in args.names] if args.names else books
+        for path, po in extract_all(chosen).items():
+            print(
+                f"{path.relative_to(ROOT)}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy"
+            )
+        return 0
+    if args.command == "build":
+        try:
+            out = build_all(allow_incomplete=args.allow_incomplete)
+        except IncompleteCatalog as e:
+            print(e, file=sys.stderr)
+            return 1
+        print(f"wrote {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
+        return 0
+    if args.catalog is not None and args.catalog not in by_stem:
+        parser.error(f"--catalog: unknown catalog {args.catalog!r}; allowed: {sorted(by_stem)}")
+    problems = check_all(catalog=args.catalog)
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} problem(s)", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
