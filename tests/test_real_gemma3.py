@@ -30,7 +30,7 @@ RESULTS = ROOT / "helpers" / "real" / "results" / "gemma3_check.json"
 
 SMALL = {
     "vocab_size": 96,
-    "hidden_size": 48,
+    "hidden_size": 64,
     "num_hidden_layers": 6,
     "num_attention_heads": 4,
     "num_key_value_heads": 1,
@@ -137,10 +137,67 @@ def test_sliding_window_attention_equals_the_masked_full_computation():
         torch.testing.assert_close(sliding_window_attention(q, k, v, W), ref, atol=1e-6, rtol=1e-5)
 
 
+def write_gemma3_gguf(path: Path, model: Gemma3ForCausalLM) -> Path:
+    """``model``'s weights as a Gemma 3 GGUF, written the way llama.cpp's converter does (norms + 1, no Q/K row
+    permutation, embedding in Q8_0) with the metadata keys of the real file (no local base, no layer pattern)."""
+    gguf = pytest.importorskip("gguf")
+    c = model.config
+    w = gguf.GGUFWriter(str(path), arch="gemma3")
+    w.add_context_length(c.max_position_embeddings)
+    w.add_embedding_length(c.hidden_size)
+    w.add_block_count(c.num_hidden_layers)
+    w.add_feed_forward_length(c.intermediate_size)
+    w.add_head_count(c.num_attention_heads)
+    w.add_head_count_kv(c.num_key_value_heads)
+    w.add_layer_norm_rms_eps(c.rms_norm_eps)
+    w.add_key_length(c.head_dim)
+    w.add_value_length(c.head_dim)
+    w.add_rope_freq_base(1e6)
+    w.add_sliding_window(c.sliding_window)
+    w.add_tokenizer_model("llama")
+    w.add_token_list([f"<t{i}>" for i in range(c.vocab_size)])
+    w.add_token_scores([0.0] * c.vocab_size)
+    w.add_token_types([1] * c.vocab_size)
+    w.add_bos_token_id(2)
+    w.add_eos_token_id(1)
+    for name, tensor in gguf_weights(model).items():
+        arr = tensor.numpy().astype(np.float32)
+        if name == "token_embd.weight":
+            q = gguf.quants.quantize(arr, gguf.GGMLQuantizationType.Q8_0)
+            w.add_tensor(name, q, raw_shape=q.shape, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+        else:
+            w.add_tensor(name, arr)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def test_logits_match_hf_loading_the_same_small_gguf(tmp_path):
+    """End to end on one file: the course reads the config and dequantises; HF's GGUF loader does its own."""
+    pytest.importorskip("accelerate")
+    path = write_gemma3_gguf(tmp_path / "tiny-gemma3.gguf", hf_model(small_config(), seed=1))
+    config, weights, kinds = gguf_load.dequantised_weights(path, model="gemma3")
+    assert config == small_config(rms_norm_eps=float(np.float32(1e-6))) and kinds["token_embd.weight"] == "Q8_0"
+    hf = Gemma3ForCausalLM.from_pretrained(str(tmp_path), gguf_file=path.name, dtype=torch.float32).eval()
+    assert list(hf.config.layer_types) == list(config.layer_types)
+    assert hf.config.rope_parameters == config.hf_config()["rope_parameters"]
+    # HF's GGUF loader keeps Gemma3TextConfig's default query_pre_attn_scalar (256) whatever the head dimension;
+    # llama.cpp scales by 1/sqrt(head_dim), as the course does: the two agree on Gemma 3 270M (D = 256), not here
+    assert hf.config.query_pre_attn_scalar == 256 and config.query_pre_attn_scalar == SMALL["head_dim"]
+    for layer in hf.model.layers:
+        layer.self_attn.scaling = config.query_pre_attn_scalar**-0.5
+    ids = torch.arange(19) * 5 % SMALL["vocab_size"]  # (19,): five windows of 4
+    with torch.no_grad():
+        ref = hf(ids[None]).logits[0]  # (T, V)
+    assert float((RealGemma3(config, weights).logits(ids) - ref).abs().max()) < 1e-5
+
+
 def test_the_norms_use_one_plus_w(pair):
     ours, _ = pair
-    x = torch.randn(3, 48)
-    w = torch.full((48,), 0.5)
+    x = torch.randn(3, 64)
+    w = torch.full((64,), 0.5)
     expected = x / x.pow(2).mean(-1, keepdim=True).add(1e-6).sqrt() * 1.5
     torch.testing.assert_close(ours.rms_norm(x, w), expected)
 
