@@ -175,22 +175,29 @@ def forward_cost(n_tokens: int, *, threads: int = 1, chunk: int = 256, out: Path
     rss_before = _peak_rss_gb()
     t = time.perf_counter()
     hidden = model.hidden_states(ids)  # (T, d)
-    t_hidden = time.perf_counter() - t
-    t = time.perf_counter()
-    losses = model.head_losses(hidden[:-1], ids[1:], chunk=chunk)[0]  # (T-1,)
-    t_head = time.perf_counter() - t
     row = {
         "n_tokens": int(ids.numel()),
         "threads": threads,
-        "seconds_hidden_states": round(t_hidden, 2),
-        "seconds_loss_head": round(t_head, 2),
-        "peak_rss_gb": round(_peak_rss_gb(), 3),
+        "seconds_hidden_states": round(time.perf_counter() - t, 2),
+        "peak_rss_gb_hidden_states": round(_peak_rss_gb(), 3),
         "peak_rss_gb_before_forward": round(rss_before, 3),
-        "mean_loss": float(losses.mean()),
         "command": f"nice -n 10 python -m helpers.real gemma3-cost --tokens {n_tokens} --threads {threads}",
     }
-    res = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    rows = [r for r in res.get("forward_cost", []) if r["n_tokens"] != row["n_tokens"] or r["threads"] != threads]
-    _update("forward_cost", sorted(rows + [row], key=lambda r: (r["threads"], r["n_tokens"])), out)
+    _save_cost_row(row, out)  # the hidden states' cost is kept even if the head is stopped
+    print(json.dumps(row), file=sys.stderr, flush=True)
+    t = time.perf_counter()
+    losses = model.head_losses(hidden[:-1], ids[1:], chunk=chunk)[0]  # (T-1,)
+    row["seconds_loss_head"] = round(time.perf_counter() - t, 2)
+    row["peak_rss_gb"] = round(_peak_rss_gb(), 3)
+    row["mean_loss"] = float(losses.mean())
+    _save_cost_row(row, out)
     print(json.dumps(row), file=sys.stderr)
     return row
+
+
+def _save_cost_row(row: dict, out: Path) -> None:
+    res = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    rows = [
+        r for r in res.get("forward_cost", []) if (r["n_tokens"], r["threads"]) != (row["n_tokens"], row["threads"])
+    ]
+    _update("forward_cost", sorted(rows + [row], key=lambda r: (r["threads"], r["n_tokens"])), out)
