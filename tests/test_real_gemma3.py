@@ -23,6 +23,7 @@ import torch
 
 from helpers.real import fetch, gguf_load
 from helpers.real.gemma3 import BLOCK_TENSORS, RealGemma3, gemma3_rope_schedule, sliding_window_attention
+from helpers.real.gemma3_check import LOGIT_TOLERANCE, LOSS_TOLERANCE
 from helpers.real.gguf_load import Gemma3Config
 
 transformers = pytest.importorskip("transformers")
@@ -391,10 +392,12 @@ def test_a_full_disk_names_the_gemma3_repair_command(parts, monkeypatch):
 def test_shipped_real_comparison_is_within_its_tolerance():
     res = json.loads(RESULTS.read_text(encoding="utf-8"))
     assert res["gguf_sha256"] == fetch.MODELS["gemma3"].sha256
-    logits = res["logits_vs_hf"]
-    assert logits["max_abs_diff"] <= logits["tolerance"] and logits["argmax_agreement"] == 1.0
-    loss = res["loss_1024"]
-    assert abs(loss["ours"] - loss["hf"]) <= loss["tolerance"]
+    logits, loss = res["logits_vs_hf"], res["loss_1024"]
+    assert logits["max_abs_diff"] <= LOGIT_TOLERANCE and logits["argmax_agreement"] == 1.0
+    assert abs(loss["ours"] - loss["hf"]) <= LOSS_TOLERANCE
+    assert res["comparison"]["tokens"]["n"] == 1024 and res["comparison"]["tokens"]["equal_to_hf_autotokenizer"]
+    costs = {r["n_tokens"]: r for r in res["forward_cost"]}
+    assert {1024, 8192} <= set(costs) and all(r["threads"] == 1 for r in costs.values())
 
 
 def _cache_present() -> bool:
@@ -457,3 +460,14 @@ def test_real_gemma3_matches_hf_built_from_the_same_weights():
     ours = RealGemma3(config, weights).logits(ids)  # (64, V)
     assert float((ours - ref).abs().max()) < 2e-3
     assert torch.equal(ours.argmax(-1), ref.argmax(-1))
+
+
+def test_gemma3_command_line_flags_are_checked(capsys):
+    from helpers.real.__main__ import build_parser
+
+    for argv in (["gemma3-cost", "--tokens", "1"], ["gemma3-check", "--threads", "0"], ["fetch", "--model", "gemma4"]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert "--tokens" in err and "1" in err and "--threads" in err and "invalid choice: 'gemma4'" in err
+    assert build_parser().parse_args(["fetch", "--model", "gemma3"]).model == "gemma3"

@@ -7,9 +7,10 @@ it is done, by the command line:
   GGUF reader and dequantiser, a few minutes) and :class:`helpers.real.gemma3.RealGemma3` on the first 1,024
   tokens of the README (``<bos>`` first): the config HF reads, the largest logit difference, argmax agreement, the
   mean loss of each, and the token ids' SHA-256.
-* ``python -m helpers.real gemma3-cost --tokens N``: wall time and peak memory (RSS) of one course forward pass
-  over N tokens of the World English Bible on one thread (hidden states, then the chunked loss head), each length
-  in a fresh process so that its peak is its own.
+* ``python -m helpers.real gemma3-cost --tokens N``: wall time, CPU time and peak memory (RSS) of one course
+  forward pass over N tokens of the World English Bible on one thread (hidden states, then the chunked loss head),
+  each length in a fresh process so that its peak is its own. On a shared machine the CPU time is the cost of the
+  pass on one core; the wall time also counts the waiting.
 
 Both are slow (minutes) and run outside the test suite; ``tests/test_real_gemma3.py`` checks the shipped file.
 """
@@ -33,10 +34,11 @@ __all__ = ["RESULTS_FILE", "LOGIT_TOLERANCE", "LOSS_TOLERANCE", "check_against_h
 RESULTS_FILE = Path(__file__).resolve().parent / "results" / "gemma3_check.json"
 README = Path(__file__).resolve().parents[2] / "README.md"
 
-#: Tolerances the shipped comparison is held to (float32 on both sides; set above the measured differences, which
-#: come from HF computing RoPE angles in float32 and a different attention kernel).
-LOGIT_TOLERANCE = 0.05
-LOSS_TOLERANCE = 1e-3
+#: Tolerances the shipped comparison is held to: float32 on both sides, measured on 1,024 README tokens 3.4e-4 on
+#: logits up to 33.7 and 3e-7 nats on the mean loss (9.4e-5 on one token's); the differences come from HF's own
+#: dequantiser, its RoPE angles computed in float32 (the course's in float64) and another attention kernel.
+LOGIT_TOLERANCE = 5e-3
+LOSS_TOLERANCE = 1e-4
 
 
 def _peak_rss_gb() -> float:
@@ -140,13 +142,11 @@ def check_against_hf(n_tokens: int = 1024, *, threads: int = 1, out: Path = RESU
             "max_abs_diff": max_diff,
             "max_abs_logit": float(ref.abs().max()),
             "argmax_agreement": agree / len(ids),
-            "tolerance": LOGIT_TOLERANCE,
         },
         "loss_1024": {
             "ours": float(ours_loss.mean()),
             "hf": float(hf_loss.mean()),
             "max_abs_diff_per_token": float(np.abs(ours_loss - hf_loss.numpy()).max()),
-            "tolerance": LOSS_TOLERANCE,
         },
         "seconds": {"hf_tokenizer": t_tok, "hf_load": t_load, "hf_forward": t_hf, "ours_forward_and_loss": t_ours},
         "threads": threads,
@@ -173,21 +173,23 @@ def forward_cost(n_tokens: int, *, threads: int = 1, chunk: int = 256, out: Path
     ids = torch.as_tensor([config.bos_token_id] + text_tokens("bible", n_tokens - 1, tok, quiet=True))  # (T,)
     model = RealGemma3(config, weights)
     rss_before = _peak_rss_gb()
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     hidden = model.hidden_states(ids)  # (T, d)
     row = {
         "n_tokens": int(ids.numel()),
         "threads": threads,
         "seconds_hidden_states": round(time.perf_counter() - t, 2),
+        "cpu_seconds_hidden_states": round(time.process_time() - cpu, 2),
         "peak_rss_gb_hidden_states": round(_peak_rss_gb(), 3),
         "peak_rss_gb_before_forward": round(rss_before, 3),
         "command": f"nice -n 10 python -m helpers.real gemma3-cost --tokens {n_tokens} --threads {threads}",
     }
     _save_cost_row(row, out)  # the hidden states' cost is kept even if the head is stopped
     print(json.dumps(row), file=sys.stderr, flush=True)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     losses = model.head_losses(hidden[:-1], ids[1:], chunk=chunk)[0]  # (T-1,)
     row["seconds_loss_head"] = round(time.perf_counter() - t, 2)
+    row["cpu_seconds_loss_head"] = round(time.process_time() - cpu, 2)
     row["peak_rss_gb"] = round(_peak_rss_gb(), 3)
     row["mean_loss"] = float(losses.mean())
     _save_cost_row(row, out)
