@@ -107,7 +107,7 @@ class Gemma3Config:
     layer_types: tuple[str, ...]  # "sliding_attention" / "full_attention", one per layer
     rope_theta: float  # gemma3.rope.freq_base: the full-attention layers' base
     rope_local_base_freq: float  # gemma3.rope.freq_base_swa, else 1e4 (llama.cpp, HF): the sliding layers' base
-    query_pre_attn_scalar: float  # attention logits are q·k / sqrt(this): the head dimension (llama.cpp, HF)
+    query_pre_attn_scalar: int  # attention logits are q·k / sqrt(this): the head dimension (llama.cpp, HF)
     bos_token_id: int
     eos_token_id: int
     tied_embeddings: bool = True
@@ -131,7 +131,7 @@ class Gemma3Config:
                 "sliding_attention": {"rope_type": "default", "rope_theta": self.rope_local_base_freq},
                 "full_attention": {"rope_type": "default", "rope_theta": self.rope_theta},
             },
-            "query_pre_attn_scalar": self.query_pre_attn_scalar,
+            "query_pre_attn_scalar": int(self.query_pre_attn_scalar),
             "hidden_activation": "gelu_pytorch_tanh",
             "final_logit_softcapping": None,
             "attn_logit_softcapping": None,
@@ -328,7 +328,7 @@ def _gemma3_config(reader) -> Gemma3Config:
         rope_local_base_freq=float(
             _field(reader, f"{arch}.rope.freq_base_swa", GEMMA3_DEFAULTS["rope_local_base_freq"], required=False)
         ),
-        query_pre_attn_scalar=float(head_dim),
+        query_pre_attn_scalar=head_dim,
         bos_token_id=int(_field(reader, "tokenizer.ggml.bos_token_id")),
         eos_token_id=int(_field(reader, "tokenizer.ggml.eos_token_id")),
         tied_embeddings=not any(t.name == "output.weight" for t in reader.tensors),
