@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
     "helpers.lab": 3,  # the tiny-model lab (03, 05, 06): may import any maths module
     "helpers.real": 3,  # notebook 07's real model: loading, forward pass, evaluation (maths modules below it)
+    "helpers.real.gemma3": 3.5,  # Gemma 3's forward pass reads its per-layer-type RoPE with helpers.model_configs
     "helpers.real.__main__": 6,
     "helpers.real.report": 6,  # writes docs/real-model.md's text for the command line, with the figures' labels  # command-line entry points may use the figures too
     "helpers.lab.__main__": 6,

@@ -350,7 +350,7 @@ def test_a_wheel_with_other_content_is_refused(standin):
 
 
 def test_pinned_wheels_have_a_size():
-    assert all(w.size > 1_000_000 for w in fetch.WHEELS.values())
+    assert all(w.size > 10_000 for w in fetch.WHEELS.values())  # Gemma 3's terms-and-checksums wheel: 28 kB
 
 
 # --------------------------------------------------------------------------- 19: config from the file

