@@ -3,7 +3,9 @@
 2025–26 models no longer give every layer the same positional encoding:
 
 * **proportional** RoPE (Gemma 4's full-attention layers): the first p·D/2 pairs keep the frequencies full RoPE
-  gives them and the other pairs get θ = 0 (they carry no position). :func:`proportional_inv_freq`.
+  gives them and the other pairs get θ = 0 (they carry no position). A method of the scaling registry (HF's
+  ``rope_type`` "proportional"): :func:`helpers.scaling.proportional_inv_freq`; its cos/sin are
+  :func:`helpers.rope.rope_cos_sin`'s (θ = 0 gives cos = a, sin = 0).
 * **partial** RoPE under ``default`` (GPT-NeoX, Phi, GLM): D_r = int(p·D) dimensions rotate with their *own*
   exponent, as if the head were D_r wide. :func:`partial_default_inv_freq` (the contrast).
 * **NoPE layers** (SmolLM3's ``no_rope_layers``, Llama 4's iRoPE): some layers do not rotate at all.
@@ -12,7 +14,7 @@
 * **layer types** (Gemma 3/4, gpt-oss, OLMo 3): ``layer_types`` lists "sliding_attention" / "full_attention" per layer.
   :func:`sliding_layer_types` builds the "n−1 sliding, then one full" pattern HF builds when a config has none.
 
-Plain NumPy/torch maths on top of :mod:`helpers.rope`; the per-layer-type config reader that also needs the scaling
+Plain NumPy maths on top of :mod:`helpers.rope`; the per-layer-type config reader that also needs the scaling
 methods is :func:`helpers.model_configs.rope_by_layer_type`. Formulas: ``shared/design/reference-formulas.md``,
 section "2025–26 position designs".
 """
@@ -23,18 +25,14 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 
-from helpers._checks import check_dim, check_int, check_positions, check_positive
+from helpers._checks import check_int, check_positions, check_positive
 from helpers.rope import partial_rotary_dim
 
 __all__ = [
     "llama4_query_temperature",
     "no_rope_layers",
     "partial_default_inv_freq",
-    "proportional_inv_freq",
-    "proportional_rotated_pairs",
-    "rope_cos_sin_with_zeros",
     "sliding_layer_types",
     "turns_within",
 ]
@@ -42,44 +40,7 @@ __all__ = [
 ScalingResult = tuple[np.ndarray, float]
 
 
-def _check_fraction(name: str, value) -> float:
-    f = check_positive(name, value)
-    if f > 1:
-        raise ValueError(f"{name} must be in (0, 1], got {f}")
-    return f
-
-
-# --------------------------------------------------------------------------- proportional vs partial
-def proportional_rotated_pairs(dim: int, partial_rotary_factor: float = 1.0) -> int:
-    """r = int(p·D // 2): the number of pairs proportional RoPE rotates (HF ``rope_angles``); the rest get θ = 0."""
-    dim = check_dim("dim", dim)
-    p = _check_fraction("partial_rotary_factor", partial_rotary_factor)
-    return int(p * dim // 2)
-
-
-def proportional_inv_freq(dim: int, base: float, factor: float = 1.0, *, partial_rotary_factor: float = 1.0):
-    """Proportional RoPE: the rotated pairs keep full-RoPE frequencies, the others carry no position.
-
-    With r = int(p·D // 2):  θ_i = b^(−2i/D) / s for i < r,  θ_i = 0 for r ≤ i < D/2;  attention factor 1.
-    The exponent divides by the **full** head dimension D, so pair i < r turns exactly as in full RoPE, and the
-    output always has D/2 entries (a θ of 0 means cos = 1, sin = 0: those dimensions pass through). Contrast
-    :func:`partial_default_inv_freq`, where the D_r rotated dimensions get the exponent −2i/D_r.
-
-    ``dim``: the full head dimension D (not the rotated part). ``factor``: s >= 1, divides every θ_i (HF default 1).
-    Shapes: returns inv_freq (D/2,) float64 (zeros after the first r) and 1.0.
-    Source: HF transformers 5.24 ``modeling_rope_utils._compute_proportional_rope_parameters`` (Gemma 4's
-    ``full_attention`` layers: p = 0.25, b = 1e6). HF computes in float32: agreement about 1e-7 relative.
-    """
-    dim = check_dim("dim", dim)
-    base = check_positive("base", base)
-    factor = check_positive("factor", factor, minimum=1.0, inclusive=True)
-    r = proportional_rotated_pairs(dim, partial_rotary_factor)
-    inv_freq = np.zeros(dim // 2, dtype=np.float64)  # (D/2,)
-    # θ_i = b^(−2i/D) for i < r (full-D exponent), 0 otherwise; then / s
-    inv_freq[:r] = base ** (-np.arange(0, 2 * r, 2, dtype=np.float64) / dim)  # (r,)
-    return inv_freq / factor, 1.0  # (D/2,)
-
-
+# --------------------------------------------------------------------------- partial RoPE
 def partial_default_inv_freq(dim: int, base: float, *, partial_rotary_factor: float = 1.0) -> ScalingResult:
     """Partial RoPE under ``default`` (GPT-NeoX, Phi, GLM): D_r = int(p·D) dimensions rotate as a D_r-wide RoPE.
 
@@ -95,27 +56,6 @@ def partial_default_inv_freq(dim: int, base: float, *, partial_rotary_factor: fl
     base = check_positive("base", base)
     # θ_i = b^(−2i/D_r)
     return base ** (-np.arange(0, rotary, 2, dtype=np.float64) / rotary), 1.0  # (D_r/2,)
-
-
-def rope_cos_sin_with_zeros(
-    positions, inv_freq, *, attention_factor: float = 1.0, dtype: torch.dtype = torch.float32
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos(m·θ_i)·a and sin(m·θ_i)·a for frequency lists that contain θ = 0 (proportional RoPE's unrotated pairs).
-
-    Same as :func:`helpers.rope.rope_cos_sin`, which refuses θ <= 0, but θ_i = 0 is allowed (cos = a, sin = 0).
-    ``positions``: an int T or an array (T,) of positions >= 0. ``inv_freq``: (D/2,) finite, >= 0, at least one > 0.
-    Shapes: returns two tensors (T, D/2). Angles in float64, then cast to ``dtype``.
-    Source: HF ``Gemma4TextRotaryEmbedding.forward`` (before ``cat(freqs, freqs)``).
-    """
-    pos = check_positions("positions", positions)  # (T,)
-    theta = np.asarray(inv_freq.detach().cpu() if isinstance(inv_freq, torch.Tensor) else inv_freq, dtype=np.float64)
-    if theta.ndim != 1 or theta.size == 0:
-        raise ValueError(f"inv_freq must be a non-empty 1-D array of shape (D/2,), got shape {theta.shape}")
-    if not np.all(np.isfinite(theta)) or theta.min() < 0 or theta.max() <= 0:
-        raise ValueError("inv_freq must hold finite values >= 0, at least one of them > 0")
-    a = check_positive("attention_factor", attention_factor)
-    angles = torch.from_numpy(np.outer(pos, theta))  # (T, D/2) float64
-    return (angles.cos() * a).to(dtype), (angles.sin() * a).to(dtype)  # (T, D/2) each
 
 
 # --------------------------------------------------------------------------- NoPE layers

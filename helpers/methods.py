@@ -1,23 +1,33 @@
 """The course's one vocabulary: every method's identifier, label, colour, line style, description and paper.
 
-Two tables, both plain data (no torch, no matplotlib), so that every layer can import them:
+Two tables of :class:`MethodInfo`, plain data (no torch, no matplotlib, no import of any other helpers module), so
+that every layer can import them:
 
-* :data:`SCALING_METHODS`: RoPE length-extension methods. Their keys are exactly the keys of
-  :data:`helpers.scaling.ROPE_SCALING` (a test checks it), so ``"linear"`` is Position Interpolation everywhere: in the
-  registry, in plots, in widgets, in the lab's results and in the notebooks.
+* :data:`SCALING_METHODS`: RoPE scaling methods, keyed by :data:`helpers.scaling.ROPE_SCALING`'s keys, so
+  ``"linear"`` is Position Interpolation everywhere: in the registry, in plots, in widgets, in the lab's results and
+  in the notebooks. Each entry is written once, in its method's spec (``ScalingMethod.info`` in
+  :mod:`helpers.scaling.registry`), and registered here when :mod:`helpers.scaling` is imported
+  (:func:`register_scaling_method`): imports point down, from the registry to this module, never up.
 * :data:`POSITIONAL_FAMILIES`: where position enters a transformer (added to the input, rotated into q and k, added
   to the scores, or nothing at all). Their keys are the lab's positional methods and the names in its results.
 
-Adding a scaling method means: its function in a :mod:`helpers.scaling` module, its spec in
-:data:`helpers.scaling.registry.ROPE_SCALING` (which panels show it, the lab's group), one line here; the panels of
-notebooks 05 and 07, the lab's evaluation and the per-method tests then include it.
+Adding a scaling method means: its function in a :mod:`helpers.scaling` module and its spec (with its
+:class:`MethodInfo`) in :data:`helpers.scaling.registry.ROPE_SCALING`; the panels of notebooks 05 and 07, the lab's
+evaluation and the per-method tests then include it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["POSITIONAL_FAMILIES", "SCALING_METHODS", "MethodInfo", "method_info", "method_style"]
+__all__ = [
+    "POSITIONAL_FAMILIES",
+    "SCALING_METHODS",
+    "MethodInfo",
+    "method_info",
+    "method_style",
+    "register_scaling_method",
+]
 
 
 @dataclass(frozen=True)
@@ -31,70 +41,10 @@ class MethodInfo:
     paper: str  # the source (authors year, arXiv id), or "" for the baseline
 
 
-SCALING_METHODS: dict[str, MethodInfo] = {
-    "default": MethodInfo(
-        "plain RoPE", "black", "-", "θ_i = b^(−2i/D) unchanged: extrapolate past L", "Su et al. 2021, arXiv 2104.09864"
-    ),
-    "linear": MethodInfo(
-        "PI", "tab:orange", "-", "Position Interpolation: every θ_i divided by s", "Chen et al. 2023, arXiv 2306.15595"
-    ),
-    "linear_keep_fast": MethodInfo(
-        "PI, fast pairs kept",
-        "tab:orange",
-        ":",
-        "ablation: PI on every pair except the keep_pairs fastest, which stay unchanged",
-        "ablation of Chen et al. 2023, arXiv 2306.15595",
-    ),
-    "ntk": MethodInfo(
-        "NTK-aware",
-        "tab:green",
-        "-",
-        "static NTK-aware: base b·α^(D/(D−2)); pair 0 unchanged, slowest pair slowed by α",
-        "bloc97 2023 (Reddit r/LocalLLaMA); Peng et al. 2023, arXiv 2309.00071 §3.1",
-    ),
-    "ntk_chapter": MethodInfo(
-        "chapter's NTK (b·s)",
-        "tab:red",
-        ":",
-        "the source chapter's approximation: base b·s (errata E4)",
-        "source chapter",
-    ),
-    "dynamic": MethodInfo(
-        "dynamic NTK",
-        "tab:olive",
-        "--",
-        "NTK-aware with the scale recomputed from the current length (HF's formula)",
-        "emozilla 2023 (Reddit r/LocalLLaMA); HF transformers",
-    ),
-    "yarn": MethodInfo(
-        "YaRN",
-        "tab:purple",
-        "-",
-        "NTK-by-parts (ramp in the pair index, as the released code) + attention temperature 0.1·ln s + 1",
-        "Peng et al. 2023, arXiv 2309.00071",
-    ),
-    "yarn_paper": MethodInfo(
-        "YaRN (paper ramp)",
-        "tab:pink",
-        "--",
-        "YaRN with the paper's ramp, linear in r = L/λ",
-        "Peng et al. 2023, arXiv 2309.00071 §3.2",
-    ),
-    "llama3": MethodInfo(
-        "Llama 3.1",
-        "tab:brown",
-        "-.",
-        "wavelength thresholds: fast pairs kept, slow pairs divided by s, smooth blend between",
-        "Meta 2024, arXiv 2407.21783",
-    ),
-    "longrope": MethodInfo(
-        "LongRoPE",
-        "tab:cyan",
-        "-.",
-        "searched per-pair factors (short and long lists) + attention factor",
-        "Ding et al. 2024, arXiv 2402.13753",
-    ),
-}
+#: RoPE scaling methods: registry key -> vocabulary. Filled by :func:`register_scaling_method` when
+#: :mod:`helpers.scaling` is imported (each spec of :data:`helpers.scaling.ROPE_SCALING` carries its
+#: :class:`MethodInfo`), in the registry's order. Empty until then: this module never imports the registry.
+SCALING_METHODS: dict[str, MethodInfo] = {}
 
 POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
     "nope": MethodInfo(
@@ -138,6 +88,19 @@ POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
 }
 
 
+def register_scaling_method(name: str, info: MethodInfo) -> None:
+    """Add scaling method ``name``'s vocabulary to :data:`SCALING_METHODS` (called by :mod:`helpers.scaling.registry`
+    for every spec it holds). A name that is a positional family, or is already registered with another entry,
+    raises."""
+    if not isinstance(name, str) or not isinstance(info, MethodInfo):
+        raise TypeError(f"register_scaling_method takes a name (str) and a MethodInfo, got {name!r} and {info!r}")
+    if name in POSITIONAL_FAMILIES:
+        raise ValueError(f"{name!r} is a positional family; a scaling method needs another name")
+    if SCALING_METHODS.get(name, info) != info:
+        raise ValueError(f"scaling method {name!r} is already registered as {SCALING_METHODS[name]}")
+    SCALING_METHODS[name] = info
+
+
 def method_info(name: str) -> MethodInfo:
     """The entry of ``name`` in :data:`SCALING_METHODS` or :data:`POSITIONAL_FAMILIES` (scaling first)."""
     if not isinstance(name, str):
@@ -146,7 +109,8 @@ def method_info(name: str) -> MethodInfo:
         if name in table:
             return table[name]
     known = sorted({*SCALING_METHODS, *POSITIONAL_FAMILIES})
-    raise ValueError(f"unknown method {name!r}; known methods: {known}")
+    hint = "" if SCALING_METHODS else " (scaling methods are registered when helpers.scaling is imported)"
+    raise ValueError(f"unknown method {name!r}; known methods: {known}{hint}")
 
 
 def method_style(name: str) -> dict[str, str]:

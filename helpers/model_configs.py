@@ -10,8 +10,8 @@ SmolLM3 and Llama 4 leave every fourth layer unrotated, gpt-oss alternates a 128
   window, and which rotated pairs never complete a turn within the distances it can see.
 * The gallery of real configs it reads is :data:`helpers.model_gallery.GALLERY`.
 
-Frequencies come from :mod:`helpers.scaling` (every HF ``rope_type``) and :mod:`helpers.layer_schedules`
-(``proportional``). Formulas: ``shared/design/reference-formulas.md``, "2025–26 position designs".
+Frequencies come from :mod:`helpers.scaling` (every HF ``rope_type``, ``proportional`` included); the layer
+schedules from :mod:`helpers.layer_schedules`. Formulas: ``shared/design/reference-formulas.md``, "2025–26 position designs".
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from helpers._checks import check_int
-from helpers.layer_schedules import no_rope_layers, proportional_inv_freq, sliding_layer_types
-from helpers.scaling import rope_parameters_from_config
+from helpers.layer_schedules import no_rope_layers, sliding_layer_types
+from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
 
 __all__ = ["LayerPosition", "LayerTypeRope", "RopeSchedule", "layer_table", "rope_by_layer_type"]
 
@@ -108,28 +108,22 @@ def _rope_for(params: Mapping, config: Mapping, layer_type: str) -> LayerTypeRop
         rope_type = "default"
         params.pop("type", None)
         params["rope_type"] = "default"
-    if rope_type == "proportional":
-        extra = sorted(set(params) - {"rope_type", "type", "rope_theta", "factor", "partial_rotary_factor"})
+    if rope_type == "proportional":  # HF reads only its keys: another one is a mistake, not a setting
+        keys = ["rope_theta", *ROPE_SCALING["proportional"].config_keys]
+        extra = sorted(set(params) - {"rope_type", "type", *keys})
         if extra:
-            raise ValueError(f"rope_type 'proportional' takes rope_theta, factor, partial_rotary_factor; got {extra}")
-        inv_freq, factor = proportional_inv_freq(
-            head_dim,
-            base,
-            params.get("factor", 1.0),
-            partial_rotary_factor=params.get("partial_rotary_factor", 1.0),
-        )  # (D/2,)
-    else:
-        params["rope_theta"] = base
-        for key in ("mrope_section", "mrope_interleaved"):  # M-RoPE splits the slots by axis, not the frequencies
-            params.pop(key, None)
-        inv_freq, factor = rope_parameters_from_config(
-            params,
-            head_dim=head_dim,
-            partial_rotary_factor=config.get("partial_rotary_factor", 1.0)
-            if "partial_rotary_factor" not in params
-            else 1.0,
-            max_position_embeddings=config.get("max_position_embeddings"),
-        )  # (D_r/2,)
+            raise ValueError(f"rope_type 'proportional' takes {', '.join(keys)}; got {extra}")
+    params["rope_theta"] = base
+    for key in ("mrope_section", "mrope_interleaved"):  # M-RoPE splits the slots by axis, not the frequencies
+        params.pop(key, None)
+    inv_freq, factor = rope_parameters_from_config(
+        params,
+        head_dim=head_dim,
+        partial_rotary_factor=config.get("partial_rotary_factor", 1.0)
+        if "partial_rotary_factor" not in params
+        else 1.0,
+        max_position_embeddings=config.get("max_position_embeddings"),
+    )  # (D_r/2,), or (D/2,) for proportional
     return LayerTypeRope(str(rope_type), base, qk_dim, np.asarray(inv_freq, dtype=np.float64), float(factor))
 
 
@@ -144,7 +138,7 @@ def rope_by_layer_type(config: Mapping) -> RopeSchedule:
     ``sliding_window``, ``attention_chunk_size`` (Llama 4), ``no_rope_layers`` / ``no_rope_layer_interval``
     (SmolLM3, Llama 4: applied only when one of them is present), ``max_position_embeddings`` (needed by
     YaRN configs without ``factor``), ``partial_rotary_factor``.
-    Every ``rope_type`` of :data:`helpers.scaling.ROPE_SCALING` plus ``proportional`` is read.
+    Every ``rope_type`` of :data:`helpers.scaling.ROPE_SCALING` is read (``proportional`` included).
     Shapes: ``by_type[t].inv_freq`` (D_t/2,) or (D_r/2,) float64; ``rotates`` bool (layers,).
     Source: HF 5.24 ``Gemma3RotaryEmbedding`` / ``Gemma4TextRotaryEmbedding`` (``rope_init_fn(config,
     layer_type=...)``), ``RotaryEmbeddingConfigMixin.standardize_rope_params``.

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from helpers._checks import check_bool, check_int, check_positive
-from helpers.rope import _as_inv_freq
+from helpers.rope import check_inv_freq
 
 __all__ = ["AXES", "mrope_cos_sin", "mrope_position_ids", "mrope_slot_axes"]
 
@@ -130,7 +130,7 @@ def mrope_cos_sin(
     ids = position_ids.detach().cpu().numpy() if isinstance(position_ids, torch.Tensor) else np.asarray(position_ids)
     if ids.ndim != 2 or ids.shape[0] != 3 or not np.issubdtype(ids.dtype, np.number) or ids.dtype == bool:
         raise ValueError(f"position_ids must be numbers of shape (3, T) (temporal, height, width), got {ids.shape}")
-    theta = _as_inv_freq(inv_freq)  # (D/2,)
+    theta = check_inv_freq(inv_freq)  # (D/2,)
     a = check_positive("attention_factor", attention_factor)
     axes = mrope_slot_axes(len(theta), mrope_section, interleaved=interleaved)  # (D/2,)
     pos = ids.astype(np.float64)[axes].T  # (T, D/2): the position each slot reads

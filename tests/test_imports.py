@@ -200,6 +200,38 @@ def test_the_gui_check_sees_a_lazy_matplotlib_import(tmp_path):
     assert "matplotlib" in _third_party_imports(_write(tmp_path, "m.py", src))
 
 
+def _reaches(graph: dict[str, set[str]], start: str, target: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == target:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return False
+
+
+#: Modules that look up positional families only (never a scaling method), so they need not import the registry.
+FAMILY_STYLES_ONLY = {"helpers.plots.score_biases"}  # draws nope / sinusoidal / ... / t5_bias lines (notebook 06)
+
+
+def test_every_module_that_looks_up_a_scaling_method_imports_the_registry():
+    """helpers.methods.SCALING_METHODS is filled when helpers.scaling.registry is imported (each spec registers its
+    entry; the vocabulary never imports up). A module that looks a method up (``method_info`` / ``method_style``)
+    reaches the registry through its own imports, so importing it alone never leaves the table empty."""
+    graph = _graph()
+    users = [
+        _module_name(p)
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if any(f"{f}(" in p.read_text(encoding="utf-8") for f in ("method_info", "method_style"))
+    ]
+    users = [m for m in users if m != "helpers.methods"]
+    assert "helpers.plots.extension" in users  # the scan sees the users
+    missing = [m for m in users if m not in FAMILY_STYLES_ONLY and not _reaches(graph, m, "helpers.scaling.registry")]
+    assert not missing, f"these modules look up method styles but do not import helpers.scaling: {missing}"
+
+
 def test_methods_table_imports_neither_torch_nor_matplotlib():
     code = "import sys, helpers.methods; print(sorted(m for m in ('torch', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

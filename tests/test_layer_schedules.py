@@ -1,7 +1,9 @@
-"""Tests for helpers.layer_schedules: proportional vs partial RoPE, NoPE schedules, Llama 4's query temperature.
+"""Tests for helpers.layer_schedules: partial vs proportional RoPE, NoPE schedules, Llama 4's query temperature.
 
+Proportional RoPE itself is a scaling-registry method (``helpers.scaling.proportional_inv_freq``), cross-checked
+against HF in tests/test_scaling.py; here it is the contrast to partial RoPE.
 Cross-checked against HF transformers 5.24's own functions on small configs built here (nothing downloaded):
-``_compute_proportional_rope_parameters``, ``Glm4RotaryEmbedding.compute_default_rope_parameters``,
+``Glm4RotaryEmbedding.compute_default_rope_parameters``,
 ``SmolLM3Config`` / ``Llama4TextConfig`` and a tiny ``Llama4TextAttention`` NoPE layer. HF computes frequencies in
 float32: agreement to relative 1e-6; the attention output to 1e-5 (float32, T = 24).
 """
@@ -18,37 +20,16 @@ from helpers.layer_schedules import (
     llama4_query_temperature,
     no_rope_layers,
     partial_default_inv_freq,
-    proportional_inv_freq,
-    proportional_rotated_pairs,
-    rope_cos_sin_with_zeros,
     sliding_layer_types,
     turns_within,
 )
-from helpers.rope import rope_inv_freq
+from helpers.rope import rope_cos_sin, rope_inv_freq
+from helpers.scaling import proportional_inv_freq
 
 transformers = pytest.importorskip("transformers")
 
 
 # --------------------------------------------------------------------------- proportional
-@pytest.mark.parametrize("head_dim", [16, 64, 256, 512])
-@pytest.mark.parametrize("prf", [0.25, 0.3, 0.5, 1.0])
-@pytest.mark.parametrize("base", [1e4, 1e6])
-@pytest.mark.parametrize("factor", [1.0, 4.0])
-def test_proportional_equals_hf(head_dim, prf, base, factor):
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    params = {"rope_type": "proportional", "rope_theta": base, "partial_rotary_factor": prf}
-    if factor != 1.0:
-        params["factor"] = factor
-    cfg = LlamaConfig(head_dim=head_dim, hidden_size=2 * head_dim, num_attention_heads=2, rope_parameters=params)
-    hf, hf_att = ROPE_INIT_FUNCTIONS["proportional"](cfg, "cpu")
-    ours, att = proportional_inv_freq(head_dim, base, factor, partial_rotary_factor=prf)
-    assert ours.shape == (head_dim // 2,) and att == hf_att == 1.0
-    np.testing.assert_allclose(ours, hf.double().numpy(), rtol=1e-6, atol=0)
-    assert (ours == 0).sum() == head_dim // 2 - proportional_rotated_pairs(head_dim, prf)
-
-
 def test_proportional_keeps_full_rope_frequencies_and_partial_does_not():
     """Gemma 4 full layers (D = 512, p = 0.25, b = 1e6): the 64 rotated pairs are full RoPE's first 64 pairs."""
     full = rope_inv_freq(512, 1e6)
@@ -78,9 +59,10 @@ def test_partial_default_equals_hf(head_dim, prf):
     np.testing.assert_allclose(ours, hf.double().numpy(), rtol=1e-6, atol=0)
 
 
-def test_cos_sin_with_zero_frequencies_pass_those_pairs_through():
+def test_cos_sin_of_zero_frequencies_pass_those_pairs_through():
+    """helpers.rope.rope_cos_sin takes proportional RoPE's θ = 0 pairs: cos = 1, sin = 0 (no rotation)."""
     inv, _ = proportional_inv_freq(16, 1e4, partial_rotary_factor=0.5)
-    cos, sin = rope_cos_sin_with_zeros(5, inv)
+    cos, sin = rope_cos_sin(5, inv)
     assert cos.shape == (5, 8)
     assert torch.all(cos[:, 4:] == 1) and torch.all(sin[:, 4:] == 0)
     assert cos[3, 0].item() == pytest.approx(math.cos(3.0))
@@ -173,7 +155,7 @@ def test_turns_within():
         (lambda: no_rope_layers(4, no_rope_layer_interval=0), "no_rope_layer_interval must be an integer >= 1, got 0"),
         (lambda: llama4_query_temperature(4, floor_scale=0), "floor_scale must be an integer >= 1, got 0"),
         (lambda: llama4_query_temperature([-1]), "positions must be >= 0"),
-        (lambda: rope_cos_sin_with_zeros(4, [0.0, 0.0]), "at least one of them > 0"),
+        (lambda: rope_cos_sin(4, [0.0, 0.0]), "at least one of them > 0"),
         (lambda: sliding_layer_types(0), "num_hidden_layers must be an integer >= 1, got 0"),
     ],
 )

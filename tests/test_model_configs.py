@@ -15,10 +15,10 @@ import math
 import numpy as np
 import pytest
 
-from helpers.layer_schedules import proportional_inv_freq
 from helpers.model_configs import layer_table, rope_by_layer_type
 from helpers.model_gallery import GALLERY
-from helpers.rope import rope_inv_freq
+from helpers.rope import rope_cos_sin, rope_inv_freq
+from helpers.scaling import proportional_inv_freq
 
 transformers = pytest.importorskip("transformers")
 
@@ -173,13 +173,11 @@ def test_cos_sin_equal_hf_forward_with_layer_type(name):
     """
     import torch
 
-    from helpers.layer_schedules import rope_cos_sin_with_zeros
-
     entry = GALLERY[name]
     _, emb = _hf(entry)
     positions = torch.tensor([[0, 1, 7, 511, 1000, 4095]])
     for layer_type, rope in rope_by_layer_type(entry["config"]).by_type.items():
         hf_cos, hf_sin = emb(torch.zeros(1), positions, layer_type)  # (1, T, D)
-        cos, sin = rope_cos_sin_with_zeros(positions[0].numpy(), rope.inv_freq, attention_factor=rope.attention_factor)
+        cos, sin = rope_cos_sin(positions[0].numpy(), rope.inv_freq, attention_factor=rope.attention_factor)
         torch.testing.assert_close(torch.cat([cos, cos], -1), hf_cos[0], atol=5e-4, rtol=0)
         torch.testing.assert_close(torch.cat([sin, sin], -1), hf_sin[0], atol=5e-4, rtol=0)

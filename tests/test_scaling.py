@@ -327,6 +327,46 @@ def test_dynamic_config_matches_hf(hf):
     assert_same(ours, hf("dynamic", 64, 1e4, 2048, seq_len=5000, factor=2.0))
 
 
+@pytest.mark.parametrize("head_dim", (16, 64, 256, 512))
+@pytest.mark.parametrize("prf", (0.25, 0.3, 0.5, 1.0))
+def test_proportional_matches_hf(hf, head_dim, prf):
+    """Proportional RoPE (Gemma 4's global layers) over head dims, rotated fractions, bases and factors: the method,
+    and the adapter given p in the dict or as the model's argument (p goes to the method, which sizes its exponent by
+    the full head, not to the rotary dimension)."""
+    for base in BASES + (1e6,):
+        for factor in (1.0, 4.0):
+            what = f"D={head_dim} p={prf} b={base} s={factor}"
+            params = {"partial_rotary_factor": prf, **({"factor": factor} if factor != 1.0 else {})}
+            ref = hf("proportional", head_dim, base, **params)
+            direct = scaling.proportional_inv_freq(head_dim, base, factor, partial_rotary_factor=prf)
+            assert_same(direct, ref, what=what)
+            in_dict = rope_parameters_from_config({"rope_type": "proportional", **params}, head_dim=head_dim, base=base)
+            as_arg = rope_parameters_from_config(
+                {"rope_type": "proportional", "factor": factor}, head_dim=head_dim, base=base, partial_rotary_factor=prf
+            )
+            assert_same(in_dict, ref, what=what)
+            assert_same(as_arg, ref, what=what)
+            rotated = scaling.proportional_rotated_pairs(head_dim, prf)
+            assert direct[0].shape == (head_dim // 2,) and np.all(direct[0][rotated:] == 0), what
+            np.testing.assert_allclose(direct[0][:rotated], theta(head_dim, base)[:rotated] / factor, rtol=1e-14)
+
+
+def test_proportional_rotary_passes_the_unrotated_pairs_through():
+    """A Rotary built from a proportional config rotates the first p·D/2 pairs and leaves the others as they are."""
+    import torch
+
+    rot = scaling.rotary_from_config(16, {"rope_type": "proportional", "partial_rotary_factor": 0.5, "rope_theta": 1e4})
+    x = torch.randn(1, 5, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)  # (B, T, D)
+    y = rot(x)  # (B, T, D), interleaved: pairs 4..7 are dimensions 8..15
+    torch.testing.assert_close(y[..., 8:], x[..., 8:], rtol=0, atol=0)
+    assert not torch.allclose(y[:, 1:, :8], x[:, 1:, :8])
+    from helpers.rope import check_inv_freq
+
+    for bad in ([0.0, 0.0], [1.0, -0.5], [1.0, float("nan")]):
+        with pytest.raises(ValueError, match=r"finite values >= 0, at least one of them > 0"):
+            check_inv_freq(bad)
+
+
 # --------------------------------------------------------------------------- properties (hypothesis)
 dims = st.integers(min_value=2, max_value=128).map(lambda k: 2 * k)  # 4 .. 256, even
 bases = st.sampled_from([100.0, 1e4, 5e5, 1e6, 1e7]) | st.floats(min_value=10.0, max_value=1e7)
@@ -560,14 +600,15 @@ def test_scaling_config_builds_the_methods_dicts():
 
 
 def test_a_spec_is_checked_when_it_is_written():
+    info = methods.MethodInfo("a label", "black", "-", "a description", "")
     with pytest.raises(ValueError, match=r"first parameters are \(dim, base\)"):
-        scaling.ScalingMethod("bad", lambda base, dim: (None, 1.0))
+        scaling.ScalingMethod("bad", lambda base, dim: (None, 1.0), info)
     with pytest.raises(ValueError, match=r"\['beta'\] are not parameters of linear_inv_freq"):
-        scaling.ScalingMethod("bad", linear_inv_freq, knobs={"beta_fast": "beta"})
+        scaling.ScalingMethod("bad", linear_inv_freq, info, knobs={"beta_fast": "beta"})
     with pytest.raises(ValueError, match=r"panel must be one of"):
-        scaling.ScalingMethod("bad", linear_inv_freq, panels=("sidebar",))
+        scaling.ScalingMethod("bad", linear_inv_freq, info, panels=("sidebar",))
     with pytest.raises(ValueError, match=r"lab must be one of"):
-        scaling.ScalingMethod("bad", linear_inv_freq, lab="sweep")
+        scaling.ScalingMethod("bad", linear_inv_freq, info, lab="sweep")
     with pytest.raises(ValueError, match=r"panel must be one of"):
         scaling.methods_in("sidebar")
 

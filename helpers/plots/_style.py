@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import font_manager, ft2font
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 FIGSIZE = (6.0, 3.2)
 
@@ -120,3 +122,23 @@ def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:
     a, b = np.log10(lo), np.log10(hi)
     span = b - a if b > a else 1.0
     return 10 ** (a - margin * span), 10 ** (b + margin * span)
+
+
+def plain_log_axis(axis) -> None:
+    """A log axis with plain tick labels ("1", "100", "10,000", "0.01") and no minor ticks.
+
+    Matplotlib's default log labels are mathtext (10^k), whose parsing plus dozens of minor ticks take most of a slider
+    panel's redraw time; plain labels are also easier to read.
+    """
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(plain_number))
+
+
+def plain_number(value: float, _pos=None) -> str:
+    return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+
+
+def pair_ticks(n_pairs: int) -> np.ndarray:
+    """About four round pair indices (0, 16, 32, 48 for 64 pairs): few tick labels to build on each redraw."""
+    step = 2 ** max(0, math.floor(math.log2(max(n_pairs, 1) / 4)))
+    return np.arange(0, n_pairs, step)

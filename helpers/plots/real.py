@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+import helpers.scaling  # noqa: F401  registers the scaling methods' labels and colours that method_style reads
 from helpers.methods import method_style
 from helpers.plots._style import label as _label
 from helpers.plots._style import new_axes

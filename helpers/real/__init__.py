@@ -11,6 +11,8 @@ One module per idea; nothing is downloaded or loaded at import time:
 * :mod:`helpers.real.gemma3_check` Gemma 3 against HF on the same GGUF, and the cost of a forward pass (JSON)
 * :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
 * :mod:`helpers.real.evaluate`   loss by position, sliding windows, passkey; resumable runs into JSON
+* :mod:`helpers.real.passkey`    the passkey prompt, its keys and depths, one trial scored in one pass
+* :mod:`helpers.real.results`    the results file and the tables read from it (loss curves, passkey counts)
 * :mod:`helpers.real.report`     docs/real-model.md from the results file
 
 Command line: ``python -m helpers.real fetch [--model gemma3] | evaluate | try-it | report | figure | gemma3-check |

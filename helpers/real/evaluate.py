@@ -6,11 +6,9 @@ interrupted evaluation loses at most the run in progress and resumes where it st
 ``python -m helpers.real evaluate`` runs the default plan (:func:`default_plan`) into the shipped
 ``helpers/real/results/results.json``.
 
-Passkey retrieval (Mohtashami & Jaggi 2023, arXiv 2305.16300; the PI paper's §3.2 evaluation, arXiv 2306.15595):
-a 5-digit key hidden at a given depth inside repeated filler; the model must continue "The pass key is" with it.
-It is scored in one forward pass with the answer appended (teacher forcing): the greedy answer is right exactly
-when the argmax at each of the answer's 6 positions (a space, then 5 digits) is the answer token.
-Used by notebook 07.
+Three modules, one idea each, all importable from here: this one plans and runs the measurements (and the try-it
+panel's table); :mod:`helpers.real.passkey` builds and scores a passkey trial; :mod:`helpers.real.results` reads the
+results file into tables. Used by notebook 07.
 """
 
 from __future__ import annotations
@@ -26,11 +24,28 @@ import torch
 
 from helpers.real.fetch import WHEELS
 from helpers.real.model import EVAL_METHODS, RealLlama, rope_parameters
+from helpers.real.passkey import DEPTHS, FILLER, KEY_LINE, QUESTION, TASK, passkey_keys, passkey_prompt, passkey_trial
+from helpers.real.results import (
+    RESULTS_FILE,
+    TRY_IT_FILE,
+    load_results,
+    loss_curves,
+    loss_table,
+    passkey_counts,
+    passkey_stats,
+)
 from helpers.real.texts import TEXTS, text_tokens, tokens_sha256
 
 __all__ = [
+    "BLOCK",
+    "DEPTHS",
     "FILLER",
+    "KEY_LINE",
+    "PARTS",
+    "QUESTION",
     "RESULTS_FILE",
+    "TASK",
+    "TRY_IT_FILE",
     "block_means",
     "default_plan",
     "effective_scale",
@@ -47,19 +62,8 @@ __all__ = [
     "try_it_table",
 ]
 
-RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
-#: The try-it panel's precomputed settings (``python -m helpers.real try-it`` writes it).
-TRY_IT_FILE = RESULTS_FILE.with_name("try_it.json")
-
 #: Positions per block when loss-by-position curves are stored (16384 tokens -> 128 numbers per run).
 BLOCK = 128
-
-TASK = "There is a pass key hidden in the long text below. Remember it: you will be asked for it at the end.\n"
-FILLER = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. "
-KEY_LINE = "The pass key is {key}. Remember it. {key} is the pass key. "
-QUESTION = "What is the pass key? The pass key is"
-#: Depth of trial t is DEPTHS[t % 10]; its key is passkey_keys(n)[t] (the first keys do not depend on n).
-DEPTHS = (0.5, 0.1, 0.9, 0.3, 0.7, 0.0, 0.2, 0.8, 0.4, 0.6)
 
 
 def block_means(losses, block: int = BLOCK) -> list[float | None]:
@@ -87,48 +91,6 @@ def effective_scale(model: RealLlama, method: str, factor: float, seq_len: int) 
     plain = model.rotary("default")[0]  # (D/2,)
     scaled = model.rotary(method, factor, seq_len=seq_len)[0]  # (D/2,)
     return float(plain[-1] / scaled[-1]), float(plain[0] / scaled[0])
-
-
-# ------------------------------------------------------------------ passkey
-def passkey_keys(n: int, seed: int = 0) -> list[int]:
-    """``n`` reproducible 5-digit keys (NumPy's default_rng(seed))."""
-    return [int(k) for k in np.random.default_rng(seed).integers(10000, 100000, size=n)]
-
-
-def passkey_prompt(tokenizer, n_tokens: int, depth: float, key: int) -> tuple[list[int], list[int]]:
-    """Prompt ids (about ``n_tokens`` long, never more) with the key line at fraction ``depth`` of the filler,
-    and the answer ids (" " + the 5 digits: 6 tokens). Plain text, no chat template."""
-    if not 0.0 <= depth <= 1.0:
-        raise ValueError(f"depth must be in [0, 1], got {depth}")
-    if not 10000 <= int(key) <= 99999:
-        raise ValueError(f"key must be a 5-digit int, got {key}")
-    enc = tokenizer.encode
-    task, filler, question = enc(TASK).ids, enc(FILLER).ids, enc(QUESTION).ids
-    key_ids = enc(KEY_LINE.format(key=key)).ids
-    answer = enc(f" {key}").ids
-    n_fill = (n_tokens - len(task) - len(key_ids) - len(question) - len(answer)) // len(filler)
-    if n_fill < 1:
-        raise ValueError(f"n_tokens = {n_tokens} is too short for a passkey prompt")
-    at = round(depth * n_fill)
-    prompt = task + filler * at + key_ids + filler * (n_fill - at) + question
-    return prompt, answer
-
-
-def passkey_trial(model: RealLlama, tokenizer, n_tokens: int, depth: float, key: int, **rope) -> dict:
-    """One passkey trial scored in one pass (teacher forcing; see the module docstring). ``rope``: method, factor."""
-    prompt, answer = passkey_prompt(tokenizer, n_tokens, depth, key)
-    ids = prompt + answer
-    hidden = model.hidden_states(ids, **rope)  # (T, d_model)
-    n = len(answer)
-    losses, hits = model.head_losses(hidden[-n - 1 : -1], answer)  # (n,), (n,)
-    pred = (hidden[-n - 1 : -1] @ model.embed.T).argmax(-1).tolist()
-    return {
-        "correct": bool(hits.all()),
-        "digits_correct": int(hits[1:].sum()),
-        "answer_nats": round(float(losses.sum()), 4),
-        "predicted": tokenizer.decode(pred),
-        "prompt_tokens": len(ids),
-    }
 
 
 # ------------------------------------------------------------------ runs
@@ -270,56 +232,6 @@ def run_one(model: RealLlama, tokenizer, spec: dict) -> dict:
     return out
 
 
-def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merge: int = 4) -> dict:
-    """Loss-by-position curves of one text at one scale: method key -> (positions (K,), losses (K,)).
-
-    One-pass loss runs of ``text`` at scale ``factor``; the sliding-window run of ``text`` under "sliding" and
-    dynamic NTK fed through a KV cache under "kv_cache" (when present). ``merge`` consecutive stored blocks are
-    averaged into one point (4 x 128 = 512 tokens). The x value is the centre of the merged block; a block with
-    no data is NaN.
-    """
-    merge = int(merge)
-    if merge < 1:
-        raise ValueError(f"merge must be an int >= 1, got {merge}")
-    curves = {}
-    for r in results["runs"]:
-        if r["kind"] == "loss" and r["text"] == text and r["factor"] == factor:
-            name = "kv_cache" if "kv_chunk" in r else r["method"]
-        elif r["kind"] == "sliding" and r["text"] == text:
-            name = "sliding"
-        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
-            name = f"{r['method']}_windowed"
-        else:
-            continue
-        y = np.array([np.nan if v is None else v for v in r["loss_blocks"]], dtype=np.float64)  # (K0,)
-        y = y[: y.size // merge * merge].reshape(-1, merge).mean(1)  # (K,)
-        curves[name] = ((np.arange(y.size) + 0.5) * r["block"] * merge, y)
-    return curves
-
-
-def loss_table(results: dict, *, text: str = "bible", factor: float = 2.0) -> dict:
-    """The loss runs of one text at one scale by name (as in :func:`loss_curves`): name -> run dict."""
-    table = {}
-    for r in results["runs"]:
-        if r["kind"] == "loss" and r["text"] == text and r["factor"] == factor:
-            table["kv_cache" if "kv_chunk" in r else r["method"]] = r
-        elif r["kind"] == "sliding" and r["text"] == text:
-            table["sliding"] = r
-        elif r["kind"] == "windowed" and r["text"] == text and r["factor"] == factor:
-            table[f"{r['method']}_windowed"] = r
-    return table
-
-
-def passkey_counts(results: dict, *, factor: float = 2.0) -> dict:
-    """Passkey trials at scale ``factor``: method -> {prompt length: (keys found, trials)} (lengths ascending)."""
-    counts: dict = {}
-    for r in results["runs"]:
-        if r["kind"] == "passkey" and r["factor"] == factor:
-            found, trials = counts.setdefault(r["method"], {}).get(r["n_tokens"], (0, 0))
-            counts[r["method"]][r["n_tokens"]] = (found + bool(r["correct"]), trials + 1)
-    return {m: dict(sorted(c.items())) for m, c in counts.items()}
-
-
 def try_it_table(
     model: RealLlama,
     tokenizer,
@@ -373,29 +285,6 @@ def try_it_table(
         "factors": [float(f) for f in factors],
         "table": table,
     }
-
-
-def passkey_stats(results: dict, *, factor: float = 2.0) -> dict:
-    """Passkey trials at scale ``factor``: method -> {prompt length: {"trials", "exact", "digits"}} (lengths
-    ascending). ``exact``: trials whose 6 answer tokens are all the argmax (a space, then the 5 digits);
-    ``digits``: digit positions right, of 5 per trial (each scored given the correct earlier answer tokens)."""
-    stats: dict = {}
-    for r in results["runs"]:
-        if r["kind"] == "passkey" and r["factor"] == factor:
-            e = stats.setdefault(r["method"], {}).setdefault(r["n_tokens"], {"trials": 0, "exact": 0, "digits": 0})
-            e["trials"] += 1
-            e["exact"] += bool(r["correct"])
-            e["digits"] += int(r["digits_correct"])
-    return {m: dict(sorted(c.items())) for m, c in stats.items()}
-
-
-def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
-    """The results file as a dict ``{"meta": ..., "runs": [...]}`` (empty runs if the file does not exist)."""
-    path = Path(path)
-    if not path.is_file():
-        return {"meta": {}, "runs": []}
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def _meta() -> dict:

@@ -13,14 +13,15 @@ transformers' ``ROPE_INIT_FUNCTIONS`` registry, and accepts HF's parameter names
 Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``linear_keep_fast`` (PI with the fastest pairs
 unchanged, an ablation), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
 chapter's b·s approximation, errata E4), ``dynamic`` (HF dynamic NTK), ``yarn`` (as HF computes it), ``yarn_paper``
-(the paper's ramp, for teaching), ``llama3``, ``longrope``. :func:`rope_parameters_from_config` turns a pasted HF
+(the paper's ramp, for teaching), ``llama3``, ``longrope``, ``proportional`` (Gemma 4's global layers: the first
+p·D/2 pairs keep full RoPE's θ_i, the others θ = 0; not a length extension, so no panel shows it). :func:`rope_parameters_from_config` turns a pasted HF
 ``rope_scaling`` / ``rope_parameters`` dict into frequencies, :func:`rotary_from_config` into a ready
 :class:`helpers.rope.Rotary`. The training length is ``train_len`` (L) in the course's own functions and HF's key
 ``original_max_position_embeddings`` in the methods and their configs.
 
 Modules, one idea each (everything is importable from here):
 
-* :mod:`~helpers.scaling.pi_ntk`: one rule for every pair (default, PI, NTK-aware, dynamic NTK);
+* :mod:`~helpers.scaling.pi_ntk`: one rule for every pair (default, proportional, PI, NTK-aware, dynamic NTK);
 * :mod:`~helpers.scaling.by_parts`: pairs treated by parts (YaRN, its paper ramp, Llama 3.1, LongRoPE);
 * :mod:`~helpers.scaling.registry`: one :class:`ScalingMethod` spec per method (:data:`ROPE_SCALING`) and the
   config builder :func:`scaling_config`;
@@ -62,6 +63,8 @@ from helpers.scaling.pi_ntk import (
     ntk_chapter_inv_freq,
     ntk_inv_freq,
     ntk_scaled_base,
+    proportional_inv_freq,
+    proportional_rotated_pairs,
 )
 from helpers.scaling.registry import (
     HF_ROPE_TYPES,
@@ -93,6 +96,8 @@ __all__ = [
     "ntk_inv_freq",
     "ntk_scaled_base",
     "out_of_range_pairs",
+    "proportional_inv_freq",
+    "proportional_rotated_pairs",
     "rope_parameters_from_config",
     "rotary_from_config",
     "rotations_in_context",

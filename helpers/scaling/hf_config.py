@@ -37,7 +37,9 @@ def rope_parameters_from_config(
     "original_max_position_embeddings": 8192, "rope_type": "llama3"}``. The method is ``rope_type`` (5.x) or
     ``type`` (old ``rope_scaling``); ``None``, ``{}`` or no type means ``default``. Any method of
     :data:`ROPE_SCALING` is accepted. Keys equal to ``None`` count as missing.
-    ``head_dim``: the model's head dimension; the rotary dimension is d = int(head_dim · partial_rotary_factor).
+    ``head_dim``: the model's head dimension; the rotary dimension is d = int(head_dim · partial_rotary_factor), except
+    for a method that takes ``partial_rotary_factor`` itself (``proportional``: exponent over the full head, the
+    unrotated pairs get θ = 0, so inv_freq has head_dim/2 entries).
     ``base`` / ``partial_rotary_factor``: the model's ``rope_theta`` / ``partial_rotary_factor``; a 5.x
     ``rope_parameters`` dict may carry them instead (a conflicting value raises). Base defaults to 10000
     (HF ``default_theta``).
@@ -50,10 +52,13 @@ def rope_parameters_from_config(
     Used by notebook 05.
     """
     config = _checked_config(config)
-    rope_type = _rope_type(config)
-    dim, base = _dim_and_base(config, head_dim, base, partial_rotary_factor)
-    spec = ROPE_SCALING[rope_type]
-    return spec.fn(dim, base, **_method_kwargs(spec, config, max_position_embeddings, seq_len))
+    spec = ROPE_SCALING[_rope_type(config)]
+    base, fraction = _base_and_fraction(config, base, partial_rotary_factor)
+    kwargs = _method_kwargs(spec, config, max_position_embeddings, seq_len)
+    if "partial_rotary_factor" in spec.parameters:
+        # the method sizes its exponent by the full head and leaves pairs unrotated itself (proportional RoPE)
+        return spec.fn(head_dim, base, **{**kwargs, "partial_rotary_factor": fraction})
+    return spec.fn(partial_rotary_dim(head_dim, fraction), base, **kwargs)
 
 
 def _checked_config(config) -> dict:
@@ -88,8 +93,8 @@ def _rope_type(config: dict) -> str:
     return rope_type
 
 
-def _dim_and_base(config: dict, head_dim: int, base, partial_rotary_factor) -> tuple[int, float]:
-    """The rotary dimension d and the base b, from the arguments or the dict's ``rope_theta`` /
+def _base_and_fraction(config: dict, base, partial_rotary_factor) -> tuple[float, float]:
+    """The base b and the rotated fraction p, from the arguments or the dict's ``rope_theta`` /
     ``partial_rotary_factor`` (a conflicting value raises; b defaults to HF's 10000)."""
     if "rope_theta" in config:
         theta = check_positive("rope_theta", config["rope_theta"])
@@ -105,7 +110,7 @@ def _dim_and_base(config: dict, head_dim: int, base, partial_rotary_factor) -> t
                 f"partial_rotary_factor={prf}; give one of them"
             )
         partial_rotary_factor = prf
-    return partial_rotary_dim(head_dim, partial_rotary_factor), base
+    return base, partial_rotary_factor
 
 
 def _method_kwargs(spec: ScalingMethod, config: dict, max_position_embeddings, seq_len) -> dict:

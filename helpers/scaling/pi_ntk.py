@@ -1,8 +1,9 @@
-"""Methods with one rule for every pair: plain RoPE, Position Interpolation (and its keep-fast ablation), NTK-aware
-(and the source chapter's b·s), dynamic NTK.
+"""Methods with one rule for every pair: plain RoPE, proportional RoPE, Position Interpolation (and its keep-fast
+ablation), NTK-aware (and the source chapter's b·s), dynamic NTK.
 
-PI divides every θ_i by s; NTK-aware raises the base so the fast pairs stay and the slowest slows by s; dynamic NTK
-takes the NTK scale from the current length. Signatures and conventions: :mod:`helpers.scaling`.
+Proportional RoPE keeps plain RoPE's θ_i on the first pairs and sets the others to 0; PI divides every θ_i by s;
+NTK-aware raises the base so the fast pairs stay and the slowest slows by s; dynamic NTK takes the NTK scale from the
+current length. Signatures and conventions: :mod:`helpers.scaling`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ __all__ = [
     "ntk_chapter_inv_freq",
     "ntk_inv_freq",
     "ntk_scaled_base",
+    "proportional_inv_freq",
+    "proportional_rotated_pairs",
 ]
 
 
@@ -35,6 +38,46 @@ def default_inv_freq(dim: int, base: float) -> ScalingResult:
     (in HF 5.x ``default`` is not in ``ROPE_INIT_FUNCTIONS``). Used by notebook 05.
     """
     return rope_inv_freq(dim, base), 1.0  # (d/2,)
+
+
+def proportional_rotated_pairs(dim: int, partial_rotary_factor: float = 1.0) -> int:
+    """r = int(p·D // 2): the number of pairs proportional RoPE rotates (HF ``rope_angles``); the rest get θ = 0.
+
+    ``dim``: the full head dimension D; ``partial_rotary_factor``: p in (0, 1].
+    """
+    dim = check_dim("dim", dim)
+    p = check_positive("partial_rotary_factor", partial_rotary_factor)
+    if p > 1:
+        raise ValueError(f"partial_rotary_factor must be in (0, 1], got {p}")
+    return int(p * dim // 2)
+
+
+def proportional_inv_freq(
+    dim: int, base: float, factor: float = 1.0, *, partial_rotary_factor: float = 1.0
+) -> ScalingResult:
+    """Proportional RoPE: the rotated pairs keep full-RoPE frequencies, the others carry no position.
+
+    With r = int(p·D // 2):  θ_i = b^(−2i/D) / s for i < r,  θ_i = 0 for r ≤ i < D/2;  attention factor 1.
+    The exponent divides by the **full** head dimension D, so pair i < r turns exactly as in full RoPE, and the
+    output always has D/2 entries (a θ of 0 means cos = 1, sin = 0: those dimensions pass through, NoPE
+    dimensions). Contrast :func:`helpers.layer_schedules.partial_default_inv_freq`, where the D_r rotated
+    dimensions get the exponent −2i/D_r. Not a length-extension method: it is how a layer is built, so no panel
+    of notebook 05 shows it.
+
+    ``dim``: the full head dimension D (not the rotated part; :func:`helpers.scaling.rope_parameters_from_config`
+    passes it so for every method that takes ``partial_rotary_factor``). ``factor``: s >= 1, divides every θ_i
+    (HF default 1). Shapes: returns inv_freq (D/2,) float64 (zeros after the first r) and 1.0.
+    Source: HF transformers 5.24 ``modeling_rope_utils._compute_proportional_rope_parameters`` (Gemma 4's
+    ``full_attention`` layers: p = 0.25, b = 1e6). HF computes in float32: agreement about 1e-7 relative.
+    """
+    dim = check_dim("dim", dim)
+    base = check_positive("base", base)
+    factor = check_factor(factor)
+    r = proportional_rotated_pairs(dim, partial_rotary_factor)
+    inv_freq = np.zeros(dim // 2, dtype=np.float64)  # (D/2,)
+    # θ_i = b^(−2i/D) for i < r (full-D exponent), 0 otherwise; then / s
+    inv_freq[:r] = rope_inv_freq(dim, base)[:r]  # (r,)
+    return inv_freq / factor, 1.0  # (D/2,)
 
 
 def linear_inv_freq(dim: int, base: float, factor: float) -> ScalingResult:

@@ -10,12 +10,15 @@ method names:
   (``scale_from_length``), the keys HF requires written out (``hf_defaults``);
 * where the course shows it: the panels of notebooks 05 and 07 (``panels``, keys of :data:`PANELS`, drawn in the
   registry's order) and the tiny-model lab's group (``lab``, one of :data:`LAB_GROUPS`);
-* its label, colour and description: :data:`helpers.methods.SCALING_METHODS` under the same key
-  (:attr:`ScalingMethod.info`).
+* its label, colour, line style, description and paper (``info``, a :class:`helpers.methods.MethodInfo`): the
+  course's vocabulary for the method. Importing this module registers every spec's ``info`` in
+  :data:`helpers.methods.SCALING_METHODS`, so :func:`helpers.methods.method_info` finds it; the vocabulary module
+  stays plain data below every layer and never imports the registry.
 
 :func:`scaling_config` builds a method's HF-style dict for a (factor, train length) pair; the lab, the real model
-and notebook 05's comparison all call it. Adding a method: its function, one spec in :data:`ROPE_SCALING`, one line
-in :data:`helpers.methods.SCALING_METHODS`.
+and notebook 05's comparison all call it. Adding a method: its function (in :mod:`~helpers.scaling.pi_ntk` or
+:mod:`~helpers.scaling.by_parts`) and one spec in :data:`ROPE_SCALING` here; the panels it names, the lab's group,
+notebook 07's list and the per-method tests then include it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from helpers._checks import check_choice
-from helpers.methods import SCALING_METHODS, MethodInfo
+from helpers.methods import MethodInfo, register_scaling_method
 from helpers.scaling._args import ScalingResult, check_factor, check_length
 from helpers.scaling.by_parts import (
     llama3_inv_freq,
@@ -40,6 +43,7 @@ from helpers.scaling.pi_ntk import (
     linear_keep_fast_inv_freq,
     ntk_chapter_inv_freq,
     ntk_inv_freq,
+    proportional_inv_freq,
 )
 
 __all__ = [
@@ -78,16 +82,19 @@ class ScalingMethod:
     """One RoPE scaling method: its function and what the course needs to configure, compare and show it.
 
     ``name``: the registry key (HF's ``rope_type`` where HF has the method). ``fn``: ``fn(dim, base, **params)``.
+    ``info``: its label, colour, line style, description and paper (the course's vocabulary).
     ``hf``: its numbers are HF transformers 5.24's (the tests cross-check them). ``scale_from_length``: the
     method sets its scale from the current length l, so :func:`scaling_config` gives it factor 1 (dynamic NTK).
     ``hf_defaults``: keys HF 5.24 requires in the dict beyond factor and L, with the values the course uses (they
     equal the function's defaults). ``knobs``: course-wide setting names -> this method's parameter (``beta_fast``:
-    the turns above which a pair is kept; ``keep_pairs``: how many fastest pairs are kept). ``panels``: keys of :data:`PANELS`. ``lab``: a key of
+    the turns above which a pair is kept; ``keep_pairs``: how many fastest pairs are kept). ``panels``: keys of
+    :data:`PANELS` (none: no panel shows it, as for a method that is not a length extension). ``lab``: a key of
     :data:`LAB_GROUPS`, or None if the lab does not run it zero-shot.
     """
 
     name: str
     fn: Callable[..., ScalingResult]
+    info: MethodInfo
     hf: bool = False
     scale_from_length: bool = False
     hf_defaults: Mapping[str, float] = field(default_factory=dict)
@@ -114,11 +121,6 @@ class ScalingMethod:
     def knob_params(self, knobs: Mapping[str, float]) -> dict:
         """``{parameter: value}`` for the course-wide knobs this method has (``knobs``: knob name -> value)."""
         return {self.knobs[k]: v for k, v in knobs.items() if k in self.knobs}
-
-    @property
-    def info(self) -> MethodInfo:
-        """Label, colour, line style, description and paper (:data:`helpers.methods.SCALING_METHODS`)."""
-        return SCALING_METHODS[self.name]
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -150,25 +152,97 @@ class ScalingMethod:
 ROPE_SCALING: dict[str, ScalingMethod] = {
     spec.name: spec
     for spec in (
-        ScalingMethod("default", default_inv_freq, hf=True, panels=("compare", "table", "real"), lab="main"),
+        ScalingMethod(
+            "default",
+            default_inv_freq,
+            MethodInfo(
+                "plain RoPE",
+                "black",
+                "-",
+                "θ_i = b^(−2i/D) unchanged: extrapolate past L",
+                "Su et al. 2021, arXiv 2104.09864",
+            ),
+            hf=True,
+            panels=("compare", "table", "real"),
+            lab="main",
+        ),
         ScalingMethod(
             "linear",
             linear_inv_freq,
+            MethodInfo(
+                "PI",
+                "tab:orange",
+                "-",
+                "Position Interpolation: every θ_i divided by s",
+                "Chen et al. 2023, arXiv 2306.15595",
+            ),
             hf=True,
             panels=("slowdown", "yarn", "compare", "grid", "table", "real"),
             lab="main",
         ),
         ScalingMethod(
-            "linear_keep_fast", linear_keep_fast_inv_freq, knobs={"keep_pairs": "keep_pairs"}, lab="ablation"
+            "linear_keep_fast",
+            linear_keep_fast_inv_freq,
+            MethodInfo(
+                "PI, fast pairs kept",
+                "tab:orange",
+                ":",
+                "ablation: PI on every pair except the keep_pairs fastest, which stay unchanged",
+                "ablation of Chen et al. 2023, arXiv 2306.15595",
+            ),
+            knobs={"keep_pairs": "keep_pairs"},
+            lab="ablation",
         ),
-        ScalingMethod("ntk", ntk_inv_freq, panels=("slowdown", "yarn", "compare", "grid", "table", "real"), lab="main"),
-        ScalingMethod("ntk_chapter", ntk_chapter_inv_freq, panels=("slowdown", "compare", "table")),
         ScalingMethod(
-            "dynamic", dynamic_ntk_inv_freq, hf=True, scale_from_length=True, panels=("table", "real"), lab="main"
+            "ntk",
+            ntk_inv_freq,
+            MethodInfo(
+                "NTK-aware",
+                "tab:green",
+                "-",
+                "static NTK-aware: base b·α^(D/(D−2)); pair 0 unchanged, slowest pair slowed by α",
+                "bloc97 2023 (Reddit r/LocalLLaMA); Peng et al. 2023, arXiv 2309.00071 §3.1",
+            ),
+            panels=("slowdown", "yarn", "compare", "grid", "table", "real"),
+            lab="main",
+        ),
+        ScalingMethod(
+            "ntk_chapter",
+            ntk_chapter_inv_freq,
+            MethodInfo(
+                "chapter's NTK (b·s)",
+                "tab:red",
+                ":",
+                "the source chapter's approximation: base b·s (errata E4)",
+                "source chapter",
+            ),
+            panels=("slowdown", "compare", "table"),
+        ),
+        ScalingMethod(
+            "dynamic",
+            dynamic_ntk_inv_freq,
+            MethodInfo(
+                "dynamic NTK",
+                "tab:olive",
+                "--",
+                "NTK-aware with the scale recomputed from the current length (HF's formula)",
+                "emozilla 2023 (Reddit r/LocalLLaMA); HF transformers",
+            ),
+            hf=True,
+            scale_from_length=True,
+            panels=("table", "real"),
+            lab="main",
         ),
         ScalingMethod(
             "yarn",
             yarn_inv_freq,
+            MethodInfo(
+                "YaRN",
+                "tab:purple",
+                "-",
+                "NTK-by-parts (ramp in the pair index, as the released code) + attention temperature 0.1·ln s + 1",
+                "Peng et al. 2023, arXiv 2309.00071",
+            ),
             hf=True,
             knobs={"beta_fast": "beta_fast"},
             panels=("yarn", "compare", "grid", "table", "real"),
@@ -177,6 +251,13 @@ ROPE_SCALING: dict[str, ScalingMethod] = {
         ScalingMethod(
             "yarn_paper",
             yarn_paper_inv_freq,
+            MethodInfo(
+                "YaRN (paper ramp)",
+                "tab:pink",
+                "--",
+                "YaRN with the paper's ramp, linear in r = L/λ",
+                "Peng et al. 2023, arXiv 2309.00071 §3.2",
+            ),
             knobs={"beta_fast": "beta"},
             panels=("yarn", "compare", "table"),
             lab="ablation",
@@ -184,14 +265,49 @@ ROPE_SCALING: dict[str, ScalingMethod] = {
         ScalingMethod(
             "llama3",
             llama3_inv_freq,
+            MethodInfo(
+                "Llama 3.1",
+                "tab:brown",
+                "-.",
+                "wavelength thresholds: fast pairs kept, slow pairs divided by s, smooth blend between",
+                "Meta 2024, arXiv 2407.21783",
+            ),
             hf=True,
             hf_defaults={"low_freq_factor": 1.0, "high_freq_factor": 4.0},
             panels=("compare", "grid", "table", "real"),
             lab="ablation",
         ),
-        ScalingMethod("longrope", longrope_inv_freq, hf=True),
+        ScalingMethod(
+            "longrope",
+            longrope_inv_freq,
+            MethodInfo(
+                "LongRoPE",
+                "tab:cyan",
+                "-.",
+                "searched per-pair factors (short and long lists) + attention factor",
+                "Ding et al. 2024, arXiv 2402.13753",
+            ),
+            hf=True,
+        ),
+        # Not a length extension: how Gemma 4 builds its global layers (some pairs carry no position), so no
+        # panel of notebook 05 or 07 shows it and the lab does not run it.
+        ScalingMethod(
+            "proportional",
+            proportional_inv_freq,
+            MethodInfo(
+                "proportional RoPE",
+                "tab:gray",
+                "--",
+                "the first p·D/2 pairs keep full RoPE's θ_i (exponent over the full D), the others θ = 0 (NoPE)",
+                "Gemma 4 (google-deepmind/gemma); HF 5.24 _compute_proportional_rope_parameters",
+            ),
+            hf=True,
+        ),
     )
 }
+
+for _spec in ROPE_SCALING.values():
+    register_scaling_method(_spec.name, _spec.info)
 
 #: The methods whose numbers match HF transformers 5.24 (``ROPE_INIT_FUNCTIONS`` plus Llama's default).
 HF_ROPE_TYPES: tuple[str, ...] = tuple(name for name, spec in ROPE_SCALING.items() if spec.hf)
