@@ -37,7 +37,6 @@ import torch
 import torch.nn.functional as F
 
 from helpers._checks import check_int
-from helpers.layer_schedules import rope_cos_sin_with_zeros
 from helpers.model_configs import RopeSchedule, rope_by_layer_type
 from helpers.real.gguf_load import Gemma3Config
 from helpers.rope import apply_rope, rope_cos_sin
@@ -138,8 +137,8 @@ class RealGemma3:
         """Per layer type: cos and sin (T, D/2), times that type's attention factor."""
         out = {}
         for t, rope in self.schedule.by_type.items():
-            fn = rope_cos_sin_with_zeros if (rope.inv_freq == 0).any() else rope_cos_sin
-            out[t] = fn(positions, rope.inv_freq, attention_factor=rope.attention_factor)  # (T, D/2) each
+            # θ = 0 (proportional RoPE's unrotated pairs) is allowed: cos = a, sin = 0
+            out[t] = rope_cos_sin(positions, rope.inv_freq, attention_factor=rope.attention_factor)  # (T, D/2) each
         return out
 
     def _attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer_type: str) -> torch.Tensor:
