@@ -145,10 +145,22 @@ def analyse(work: Path, protocols) -> dict:
         (a, sec_a), (b, sec_b) = runs
         seconds = sec_b or sec_a
         entry = {
-            "sizes": {sc: dict(zip(("lm_documents", "attention_documents", "keys_per_depth"), eval_sizes(sc, protocol), strict=True)) for sc in SCALES},
+            "sizes": {
+                sc: dict(
+                    zip(
+                        ("lm_documents", "attention_documents", "keys_per_depth"), eval_sizes(sc, protocol), strict=True
+                    )
+                )
+                for sc in SCALES
+            },
             "keys_per_length": {sc: eval_sizes(sc, protocol)[2] * len(a["meta"]["passkey_depths"]) for sc in SCALES},
             "seconds_per_scale_seed": seconds,
-            "seconds_per_seed": {sc: round(float(np.median([v for k, v in seconds.items() if k.startswith(sc + "/")])), 1) for sc in SCALES} if seconds else {},
+            "seconds_per_seed": {
+                sc: round(float(np.median([v for k, v in seconds.items() if k.startswith(sc + "/")])), 1)
+                for sc in SCALES
+            }
+            if seconds
+            else {},
             "records": {sc: record_changes(a, b, sc) for sc in SCALES},
             "findings": {sc: finding_changes(a, b, sc) for sc in SCALES},
         }

@@ -60,6 +60,8 @@ N_PER_DEPTH = 12
 DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 EVAL_SEED = 2024
 TASKS = ("lm", "passkey")
+
+
 def check_scale(scale: str) -> str:
     if not isinstance(scale, str) or scale not in SCALES:
         raise ValueError(f"scale must be one of {list(SCALES)}, got {scale!r}")
@@ -301,7 +303,13 @@ def previous_token_attention(
     protocol (dynamic NTK with its KV-cache rotations)."""
     try:
         weights = attention_weights(
-            method, length, seed=seed, scale=scale, directory=directory, data_seed=data_seed, eval_protocol=eval_protocol
+            method,
+            length,
+            seed=seed,
+            scale=scale,
+            directory=directory,
+            data_seed=data_seed,
+            eval_protocol=eval_protocol,
         )  # (B, H, T, T)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
