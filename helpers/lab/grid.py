@@ -34,6 +34,7 @@ from helpers.lab.evaluate import (
 )
 from helpers.lab.methods import METHODS, lab_method
 from helpers.lab.model import TinyTransformer
+from helpers.lab.records import SAMPLE_FIELDS
 
 __all__ = ["computation_key", "evaluate_all", "evaluate_scales", "merge_parts"]
 
@@ -91,10 +92,6 @@ def _reused_meta(reuse: dict | None, scale: str) -> dict:
     if reuse["meta"].get("scale", "tiny") == scale:
         return reuse["meta"]
     return reuse.get("scales", {}).get(scale, {}).get("meta", {})
-
-
-#: The meta fields that define an evaluation sample: two results agree on them or their records cannot be mixed.
-SAMPLE_FIELDS = ("n_lm_sequences", "n_attention_sequences", "passkey_depths", "passkey_keys_per_depth", "eval_seed")
 
 
 def sample_of(meta: dict) -> dict:
