@@ -201,9 +201,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = RESULTS_DIR if args.out is None else args.out
     reuse = load_results(out / "results.json") if args.reuse else None
-    plan = _plan(args)
-    if args.seeds is not None and (missing := missing_checkpoints(plan, args.seeds, args.checkpoints)):
-        return _fail(_missing_message(missing, args.checkpoints))
+    plan = _plan(args)  # the scales with at least one of these checkpoints trained (the others are skipped)
+    if args.seeds is not None:
+        wanted = plan or {scale: args.methods for scale in dict.fromkeys(args.scales)}
+        if missing := missing_checkpoints(wanted, args.seeds, args.checkpoints):
+            return _fail(_missing_message(missing, args.checkpoints))
+    if not plan:
+        return _fail(f"no trained checkpoint to evaluate in {args.checkpoints}; set the directory with --checkpoints DIR")
     try:
         per_scale = evaluate_scales(
             plan,
