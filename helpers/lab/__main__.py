@@ -207,7 +207,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if missing := missing_checkpoints(wanted, args.seeds, args.checkpoints):
             return _fail(_missing_message(missing, args.checkpoints))
     if not plan:
-        return _fail(f"no trained checkpoint to evaluate in {args.checkpoints}; set the directory with --checkpoints DIR")
+        return _fail(
+            f"no trained checkpoint to evaluate in {args.checkpoints}; set the directory with --checkpoints DIR"
+        )
     try:
         per_scale = evaluate_scales(
             plan,
