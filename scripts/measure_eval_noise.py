@@ -47,11 +47,11 @@ def compute_parts(work: Path, protocols, log=print) -> None:
     """Every (protocol, sample, scale, seed) part not yet in ``work`` (the shipped protocol's shipped sample is
     results.json and is skipped)."""
     work.mkdir(parents=True, exist_ok=True)
-    for protocol in protocols:
-        for sample in SAMPLES:
-            if protocol == "shipped" and sample == EVAL_SEED:
-                continue
-            for scale in SCALES:
+    for scale in SCALES:  # the cheap scale first, so that its comparison is there early
+        for protocol in protocols:
+            for sample in SAMPLES:
+                if protocol == "shipped" and sample == EVAL_SEED:
+                    continue
                 for seed in SEEDS:
                     path = part_path(work, protocol, sample, scale, seed)
                     if path.exists():
@@ -81,17 +81,19 @@ def record_changes(a: dict, b: dict, scale: str) -> dict:
     length), and how many passkey cells moved."""
     key = lambda r: (r["method"], r["seed"], r["task"], r["length"])  # noqa: E731
     rb = {key(r): r for r in b["records"] if r.get("scale", "tiny") == scale}
-    loss, acc = [], []
+    loss, acc, by_method = [], [], {}
     for r in a["records"]:
         if r.get("scale", "tiny") != scale or r["status"] != "ok" or key(r) not in rb:
             continue
         other = rb[key(r)]["metrics"]
-        if r["task"] == "lm":
-            loss.append(abs(r["metrics"]["loss"] - other["loss"]))
-        else:
-            acc.append(abs(r["metrics"]["accuracy"] - other["accuracy"]))
+        metric = "loss" if r["task"] == "lm" else "accuracy"
+        change = abs(r["metrics"][metric] - other[metric])
+        (loss if metric == "loss" else acc).append(change)
+        mine = by_method.setdefault(r["method"], {"loss": 0.0, "accuracy": 0.0})
+        mine[metric] = round(max(mine[metric], change), 4)
     loss, acc = np.asarray(loss), np.asarray(acc)
     return {
+        "by_method_max": by_method,
         "loss_nats": {"max": round(float(loss.max()), 4), "mean": round(float(loss.mean()), 4), "cells": len(loss)},
         "passkey_accuracy": {
             "max": round(float(acc.max()), 4),

@@ -795,10 +795,11 @@ def test_generated_documents_state_the_cost_not_the_machine_they_were_made_on():
 def test_retrained_fine_tune_reproduces_the_shipped_records_within_the_evaluation_noise(tmp_path):
     """Retrain `rope+linear_ft` seed 0 (400 steps at 4L) from the shipped `rope` seed 0, evaluate it at L..8L and
     compare with the shipped records: the weights may differ (another CPU kind), the records may not move more
-    than changing the evaluation sample moves them (``eval_noise.json``, shipped protocol, scale tiny)."""
+    than changing the evaluation sample moves that method's records (``eval_noise.json``, shipped protocol, tiny)."""
     from helpers.lab.train_grid import train_recipe
 
     noise = json.loads((lab.RESULTS_DIR / "eval_noise.json").read_text())["protocols"]["shipped"]["records"]["tiny"]
+    noise = noise["by_method_max"]["rope+linear_ft"]  # {"loss": nats, "accuracy": fraction of keys}
     model, log = train_recipe("rope+linear_ft", 0, progress=False)
     save_checkpoint(model, "rope+linear_ft", 0, log, directory=tmp_path)
     shipped = load_results()
@@ -807,8 +808,8 @@ def test_retrained_fine_tune_reproduces_the_shipped_records_within_the_evaluatio
         pk = evaluate_passkey("rope+linear_ft", length, directory=tmp_path)
         stored_lm = record(shipped, "rope+linear_ft", 0, "lm", length)["metrics"]
         stored_pk = record(shipped, "rope+linear_ft", 0, "passkey", length)["metrics"]
-        assert abs(lm_cell["loss"] - stored_lm["loss"]) <= noise["loss_nats"]["max"], length
-        assert abs(pk["accuracy"] - stored_pk["accuracy"]) <= noise["passkey_accuracy"]["max"] + 1e-9, length
+        assert abs(lm_cell["loss"] - stored_lm["loss"]) <= noise["loss"], length
+        assert abs(pk["accuracy"] - stored_pk["accuracy"]) <= noise["accuracy"] + 1e-9, length
 
 
 def test_findings_name_their_seeds():

@@ -52,14 +52,14 @@ FLOAT16_EFFECT = {"max_loss_change_nats": 0.00012, "passkey_cells_changed": 1, "
 #: a third set), its findings' verdicts unchanged but 22 passkey cells moved.
 REPRODUCIBILITY = {
     "bit_identical_same_cpu": (
-        "nope",
-        "sinusoidal",
-        "learned",
-        "rope (seed 0)",
-        "small/rope (seed 0)",
-        "the 12 small sweep runs",
+        "`nope`",
+        "`sinusoidal`",
+        "`learned`",
+        "`rope` (seed 0)",
+        "`small/rope` (seed 0)",
+        "the 12 `small` sweep runs",
     ),
-    "not_bit_identical_same_cpu": ("alibi", "t5_bias", "the 12 tiny sweep runs"),
+    "not_bit_identical_same_cpu": ("`alibi`", "`t5_bias`", "the 12 `tiny` sweep runs"),
     "other_cpu_max_weight_change": 0.08,
     "other_cpu_passkey_cells_moved": 22,
 }
@@ -71,8 +71,8 @@ def reproducibility_text() -> str:
     return (
         "Retraining reproduces a checkpoint bit for bit only on the same kind of CPU (the same SIMD kernels, e.g. AVX2 "
         "against AVX-512), with the same torch version and one thread: there "
-        f"{', '.join(f'`{x}`' if ' ' not in x else x for x in r['bit_identical_same_cpu'])} came back byte for byte, "
-        f"while {', '.join(f'`{x}`' if ' ' not in x else x for x in r['not_bit_identical_same_cpu'])} (trained with "
+        f"{', '.join(r['bit_identical_same_cpu'])} came back byte for byte, "
+        f"while {', '.join(r['not_bit_identical_same_cpu'])} (trained with "
         "earlier code) did not. On another kind of CPU a retrain gives other weights (for `rope` seed 0 up to "
         f"{r['other_cpu_max_weight_change']} apart, with {r['other_cpu_passkey_cells_moved']} passkey cells moved). "
         "What must survive a retrain is the conclusions, not the weights: the findings' verdicts, and records within "

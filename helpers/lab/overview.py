@@ -16,7 +16,7 @@ from helpers.lab.positional import FAMILIES
 from helpers.lab.records import at_scale, scales_of, seeds_of, summary
 from helpers.lab.tables import eval_time, wall_time
 
-__all__ = ["LAB_HEADING", "overview_markdown"]
+__all__ = ["LAB_HEADING", "README_BEGIN", "README_END", "overview_markdown", "readme_lab_item"]
 
 CHECKPOINT_SIZES_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -44,9 +44,20 @@ def noise_sentence(path: Path = NOISE_JSON) -> str:
             f"protocol `{name}` ({keys} passkeys per length): a passkey cell moved by up to {acc}, a loss by up to "
             f"{loss:.3f} nats; evaluating one seed costs {cost} (one process, one torch thread)"
         )
+    changed = [
+        f"`{key}` at `{sc}` ({a} → {b} of {f['n']})"
+        for p in noise.values()
+        for sc, found in p["findings"].items()
+        for key, f in found.items()
+        for a, b in [f["holds"]]
+        if a != b
+    ]
     return (
         "Evaluated again on another sample of documents and keys (seeds 0–2, `scripts/measure_eval_noise.py`, "
-        "`helpers/lab/results/eval_noise.json`): " + "; ".join(parts) + "."
+        "`helpers/lab/results/eval_noise.json`): " + "; ".join(parts) + ". Methods compared at one length are "
+        "measured on the same documents and keys; numbers compared across lengths (long context helps: the loss at "
+        "2L against the loss at L) are measured on different documents. Seed counts that changed with the "
+        "evaluation sample alone: " + (", ".join(dict.fromkeys(changed)) or "none") + "."
     )
 
 
@@ -130,3 +141,32 @@ def overview_markdown(results: dict) -> str:
         "",
     ]
     return "\n".join(lines) + "\n"
+
+
+README_BEGIN, README_END = "<!-- BEGIN GENERATED LAB ITEM -->", "<!-- END GENERATED LAB ITEM -->"
+
+
+def readme_lab_item(results: dict) -> str:
+    """The README's list item on the lab (between :data:`README_BEGIN` and :data:`README_END`): what it is, how
+    many seeds, how many claims are robust at each scale, and the command that rebuilds it."""
+    from helpers.lab.findings import findings
+
+    counts = []
+    for sc in scales_of(results):
+        found = findings(at_scale(results, sc))
+        robust = sum(f["verdict"] == "robust" for f in found)
+        counts.append(f"{robust} of {len(found)} at `{sc}`")
+    n = sorted(
+        {len(seeds_of(at_scale(results, sc), m)) for sc in scales_of(results) for m in at_scale(results, sc)["methods"]}
+    )
+    seeds = f"{n[0]} seeds" if len(n) == 1 else f"{n[0]}–{n[-1]} seeds"
+    return (
+        "- [docs/lab-results.md](docs/lab-results.md): the tiny-model lab (`helpers.lab`), small transformers with every\n"
+        f"  family of encoding trained on a CPU at two scales and {seeds} per model, measured at 1–8× their training\n"
+        "  length: the main table and every claim, each with the number of seeds it holds on, a paired 95 % Student-t\n"
+        "  interval over seeds where it compares numbers, and a verdict (robust: it holds on at least 90 % of the seeds\n"
+        f"  or every interval lies above its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
+        "  the set-up choices and the comparison with the papers are in\n"
+        "  [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md); notebooks 03, 05 and 06 show them. Rebuild:\n"
+        "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`.\n"
+    )
