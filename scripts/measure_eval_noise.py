@@ -31,7 +31,7 @@ import torch  # noqa: E402
 
 from helpers.lab.evaluate import EVAL_PROTOCOLS, EVAL_SEED, eval_sizes  # noqa: E402
 from helpers.lab.grid import evaluate_all, merge_parts  # noqa: E402
-from helpers.lab.records import RESULTS_DIR, RESULTS_JSON, at_scale, join_scales, load_results  # noqa: E402
+from helpers.lab.records import RESULTS_DIR, RESULTS_JSON, at_scale, load_results  # noqa: E402
 
 NOISE_JSON = RESULTS_DIR / "eval_noise.json"
 SEEDS = (0, 1, 2)
@@ -63,17 +63,32 @@ def compute_parts(work: Path, protocols, log=print) -> None:
                     log(f"{path.name}: {part['meta']['part_seconds']} s")
 
 
-def results_of(work: Path, protocol: str, sample: int) -> tuple[dict, dict] | None:
-    """(results joined over scales, seconds per (scale, seed)) of one protocol and sample, or None if incomplete."""
+def _only_seeds(view: dict, scale: str, seeds: list[int]) -> dict:
+    """One scale's results restricted to ``seeds``: ``{"meta", "methods", "checkpoints", "records"}``."""
+    methods = {m: {**info, "seeds": [x for x in info["seeds"] if x in seeds]} for m, info in view["methods"].items()}
+    records = [r for r in view["records"] if r.get("scale", "tiny") == scale and r["seed"] in seeds]
+    return {"meta": view["meta"], "methods": methods, "checkpoints": view["checkpoints"], "records": records}
+
+
+def scale_results(work: Path, protocol: str, sample: int, scale: str, seeds: list[int]) -> tuple[dict, dict]:
+    """(one scale's results on ``seeds``, seconds per seed) of one protocol and sample (the shipped protocol's
+    shipped sample is results.json)."""
     if protocol == "shipped" and sample == EVAL_SEED:
-        return load_results(RESULTS_JSON), {}
-    paths = {(sc, s): part_path(work, protocol, sample, sc, s) for sc in SCALES for s in SEEDS}
-    if not all(p.exists() for p in paths.values()):
-        return None
-    parts = {key: json.loads(p.read_text()) for key, p in paths.items()}
-    seconds = {f"{sc}/seed{s}": parts[(sc, s)]["meta"]["part_seconds"] for sc, s in parts}
-    joined = join_scales(*(merge_parts([parts[(sc, s)] for s in SEEDS]) for sc in SCALES))
-    return joined, seconds
+        return _only_seeds(at_scale(load_results(RESULTS_JSON), scale), scale, seeds), {}
+    parts = [json.loads(part_path(work, protocol, sample, scale, s).read_text()) for s in seeds]
+    seconds = {f"{scale}/seed{s}": p["meta"]["part_seconds"] for s, p in zip(seeds, parts, strict=True)}
+    return merge_parts(parts), seconds
+
+
+def seeds_done(work: Path, protocol: str, scale: str) -> list[int]:
+    """The seeds of ``scale`` evaluated on both samples under ``protocol``."""
+    have = lambda sample, s: (
+        (protocol == "shipped" and sample == EVAL_SEED)
+        or part_path(  # noqa: E731
+            work, protocol, sample, scale, s
+        ).exists()
+    )
+    return [s for s in SEEDS if all(have(sample, s) for sample in SAMPLES)]
 
 
 def record_changes(a: dict, b: dict, scale: str) -> dict:
@@ -110,8 +125,8 @@ def finding_changes(a: dict, b: dict, scale: str) -> dict:
     (passkey values and loss values apart)."""
     from helpers.lab.findings import findings
 
-    fa = {f["key"]: f for f in findings(at_scale(a, scale))}
-    fb = {f["key"]: f for f in findings(at_scale(b, scale))}
+    fa = {f["key"]: f for f in findings(a)}
+    fb = {f["key"]: f for f in findings(b)}
     out = {}
     for k, f in fa.items():
         if k not in fb:
@@ -133,6 +148,8 @@ def finding_changes(a: dict, b: dict, scale: str) -> dict:
 
 
 def analyse(work: Path, protocols) -> dict:
+    """The JSON: per protocol its sizes and, per scale evaluated on both samples, the cost per seed and the changes
+    of records and findings between the two samples."""
     out = {
         "what": "the same shipped checkpoints (seeds 0-2) evaluated on two evaluation samples (eval_seed "
         f"{SAMPLES[0]} and {SAMPLES[1]}: other LM documents, other passkeys); changes are |sample 2 - sample 1|",
@@ -141,32 +158,24 @@ def analyse(work: Path, protocols) -> dict:
         "protocols": {},
     }
     for protocol in protocols:
-        runs = [results_of(work, protocol, s) for s in SAMPLES]
-        if any(r is None for r in runs):
-            continue
-        (a, sec_a), (b, sec_b) = runs
-        seconds = sec_b or sec_a
-        entry = {
-            "sizes": {
-                sc: dict(
-                    zip(
-                        ("lm_documents", "attention_documents", "keys_per_depth"), eval_sizes(sc, protocol), strict=True
-                    )
-                )
-                for sc in SCALES
-            },
-            "keys_per_length": {sc: eval_sizes(sc, protocol)[2] * len(a["meta"]["passkey_depths"]) for sc in SCALES},
-            "seconds_per_scale_seed": seconds,
-            "seconds_per_seed": {
-                sc: round(float(np.median([v for k, v in seconds.items() if k.startswith(sc + "/")])), 1)
-                for sc in SCALES
-            }
-            if seconds
-            else {},
-            "records": {sc: record_changes(a, b, sc) for sc in SCALES},
-            "findings": {sc: finding_changes(a, b, sc) for sc in SCALES},
-        }
-        out["protocols"][protocol] = entry
+        entry = {"sizes": {}, "keys_per_length": {}, "seeds": {}, "seconds_per_scale_seed": {}, "seconds_per_seed": {}}
+        entry |= {"records": {}, "findings": {}}
+        for sc in SCALES:
+            seeds = seeds_done(work, protocol, sc)
+            if not seeds:
+                continue
+            (a, sec_a), (b, sec_b) = (scale_results(work, protocol, sample, sc, seeds) for sample in SAMPLES)
+            seconds = sec_b or sec_a
+            n_lm, n_attention, per_depth = eval_sizes(sc, protocol)
+            entry["sizes"][sc] = {"lm_documents": n_lm, "attention_documents": n_attention, "keys_per_depth": per_depth}
+            entry["keys_per_length"][sc] = per_depth * len(a["meta"]["passkey_depths"])
+            entry["seeds"][sc] = seeds
+            entry["seconds_per_scale_seed"] |= seconds
+            entry["seconds_per_seed"][sc] = round(float(np.median(list(seconds.values()))), 1)
+            entry["records"][sc] = record_changes(a, b, sc)
+            entry["findings"][sc] = finding_changes(a, b, sc)
+        if entry["records"]:
+            out["protocols"][protocol] = entry
     return out
 
 
