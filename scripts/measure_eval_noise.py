@@ -47,12 +47,12 @@ def compute_parts(work: Path, protocols, log=print) -> None:
     """Every (protocol, sample, scale, seed) part not yet in ``work`` (the shipped protocol's shipped sample is
     results.json and is skipped)."""
     work.mkdir(parents=True, exist_ok=True)
-    for scale in SCALES:  # the cheap scale first, so that its comparison is there early
+    for scale in SCALES:  # the cheap scale first, then seed by seed: each seed's comparison is complete early
         for protocol in protocols:
-            for sample in SAMPLES:
-                if protocol == "shipped" and sample == EVAL_SEED:
-                    continue
-                for seed in SEEDS:
+            for seed in SEEDS:
+                for sample in SAMPLES:
+                    if protocol == "shipped" and sample == EVAL_SEED:
+                        continue
                     path = part_path(work, protocol, sample, scale, seed)
                     if path.exists():
                         continue
