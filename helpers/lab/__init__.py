@@ -39,7 +39,9 @@ Evaluation and results (notebook 05)::
     load_results() -> {"meta", "methods", "checkpoints", "records"}   # results/results.json, one record per
                                                 # (scale, method, seed, task, length): status, metrics, config
     seed_values(results, method, metric, T), summary(results, method, metric, T)   # per seed; mean, min, max
+    report.findings(results) -> [{key, text, holds, n, verdict, intervals, ...}]   # claims, paired t intervals
     evaluate_all(methods=None, lengths=None, seeds=None) -> results   # recompute everything from the checkpoints
+    evaluate_all(..., eval_protocol="keys100", eval_seed=2025)   # another protocol / evaluation sample (EVAL_PROTOCOLS)
     evaluate_scales({scale: methods}, jobs=2) -> [results per scale]  # the same, in 2 processes (CLI default)
 
 Training (command line: ``python -m helpers.lab --help``)::
