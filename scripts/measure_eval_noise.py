@@ -82,12 +82,10 @@ def scale_results(work: Path, protocol: str, sample: int, scale: str, seeds: lis
 
 def seeds_done(work: Path, protocol: str, scale: str) -> list[int]:
     """The seeds of ``scale`` evaluated on both samples under ``protocol``."""
-    have = lambda sample, s: (
-        (protocol == "shipped" and sample == EVAL_SEED)
-        or part_path(  # noqa: E731
-            work, protocol, sample, scale, s
-        ).exists()
-    )
+    def have(sample: int, seed: int) -> bool:
+        shipped = protocol == "shipped" and sample == EVAL_SEED  # results.json itself
+        return shipped or part_path(work, protocol, sample, scale, seed).exists()
+
     return [s for s in SEEDS if all(have(sample, s) for sample in SAMPLES)]
 
 
