@@ -82,6 +82,7 @@ def scale_results(work: Path, protocol: str, sample: int, scale: str, seeds: lis
 
 def seeds_done(work: Path, protocol: str, scale: str) -> list[int]:
     """The seeds of ``scale`` evaluated on both samples under ``protocol``."""
+
     def have(sample: int, seed: int) -> bool:
         shipped = protocol == "shipped" and sample == EVAL_SEED  # results.json itself
         return shipped or part_path(work, protocol, sample, scale, seed).exists()
