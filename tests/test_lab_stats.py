@@ -27,7 +27,7 @@ def test_t_quantile_matches_the_tables(df, expected):
     assert t_quantile(0.975, 10**6) == pytest.approx(1.95996, abs=1e-4)  # the normal limit
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.floats(min_value=-20, max_value=20), st.integers(min_value=1, max_value=40))
 def test_t_cdf_is_a_symmetric_distribution(t, df):
     p = t_cdf(t, df)
@@ -35,7 +35,7 @@ def test_t_cdf_is_a_symmetric_distribution(t, df):
     assert t_cdf(t + 0.5, df) >= p
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(finite, min_size=2, max_size=12), st.lists(finite, min_size=2, max_size=12))
 def test_paired_interval_contains_the_mean_and_shrinks_with_more_seeds(a, b):
     n = min(len(a), len(b))
@@ -59,6 +59,7 @@ def test_paired_interval_edge_cases():
         paired_interval([np.nan])
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=1, max_value=30), st.data())
 def test_verdict_rule(n, data):
     k = data.draw(st.integers(min_value=0, max_value=n))
