@@ -115,4 +115,4 @@ def test_every_finding_reports_count_verdict_and_intervals():
             for i in f["intervals"]:
                 assert i["low"] <= i["mean"] <= i["high"] and "`" in i["of"]
     text = findings_markdown(results)
-    assert "Student t" in text and "**robust** (3 of 3 seeds)" in text and "**mixed (2 of 3)** (2 of 3 seeds)" in text
+    assert "Student t" in text and "**robust** (3 of 3 seeds)" in text and "- **mixed (2 of 3)**: " in text

@@ -126,7 +126,8 @@ def findings(results: dict) -> list[dict]:
 def finding_markdown(found: dict) -> str:
     """One finding as a Markdown list item: its verdict and seed count, the sentence, and each declared
     difference's mean and interval over seeds."""
-    head = f"**{found['verdict']}**" + (f" ({found['holds']} of {found['n']} seeds)" if found["n"] > 1 else "")
+    robust = found["verdict"] == "robust" and found["n"] > 1  # the other verdicts carry their count already
+    head = f"**{found['verdict']}**" + (f" ({found['holds']} of {found['n']} seeds)" if robust else "")
     parts = [f"- {head}: {found['text']}"]
     if found["intervals"] and found["n"] > 1:
         diffs = "; ".join(f"{i['of']}: {i['mean']:.3f} [{i['low']:.3f}, {i['high']:.3f}]" for i in found["intervals"])
