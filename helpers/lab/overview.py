@@ -37,11 +37,15 @@ def noise_sentence(path: Path = NOISE_JSON) -> str:
     parts = []
     for name, p in noise.items():
         keys = ", ".join(f"{p['keys_per_length'][sc]} at `{sc}`" for sc in p["keys_per_length"])
+        seeds = ", ".join(
+            f"`{sc}` on seed{'s' if len(v) > 1 else ''} {', '.join(map(str, v))}"
+            for sc, v in p.get("seeds", {}).items()
+        )
         acc = " and ".join(f"{p['records'][sc]['passkey_accuracy']['max']:.2f} at `{sc}`" for sc in p["records"])
         loss = max(p["records"][sc]["loss_nats"]["max"] for sc in p["records"])
         cost = ", ".join(f"{v:.0f} s at `{sc}`" for sc, v in p["seconds_per_seed"].items())
         parts.append(
-            f"protocol `{name}` ({keys} passkeys per length): a passkey cell moved by up to {acc}, a loss by up to "
+            f"protocol `{name}` ({keys} passkeys per length; {seeds}): a passkey cell moved by up to {acc}, a loss by up to "
             f"{loss:.3f} nats; evaluating one seed costs {cost} (one process, one torch thread)"
         )
     changed = [
@@ -53,7 +57,7 @@ def noise_sentence(path: Path = NOISE_JSON) -> str:
         if a != b
     ]
     return (
-        "Evaluated again on another sample of documents and keys (seeds 0–2, `scripts/measure_eval_noise.py`, "
+        "Evaluated again on another sample of documents and keys (`scripts/measure_eval_noise.py`, "
         "`helpers/lab/results/eval_noise.json`): " + "; ".join(parts) + ". Methods compared at one length are "
         "measured on the same documents and keys; numbers compared across lengths (long context helps: the loss at "
         "2L against the loss at L) are measured on different documents. Seed counts that changed with the "
