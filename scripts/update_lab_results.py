@@ -1,7 +1,8 @@
 """Render the lab's stored results: the figures and RESULTS.md in ``helpers/lab/results/`` and the overview page
 ``docs/lab-results.md``, all generated from ``results.json`` (run after ``python -m helpers.lab evaluate``)::
 
-    python scripts/update_lab_results.py                  # the shipped results: figures, RESULTS.md, docs page
+    python scripts/update_lab_results.py                  # the shipped results: figures, RESULTS.md, docs page,
+                                                          # the README's lab item, checkpoints/README.md
     python scripts/update_lab_results.py --results DIR    # another results directory: its figures and RESULTS.md
 
 Nothing is measured here: every number comes from the records (``helpers.lab.records``), every sentence from
@@ -20,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from helpers.lab.records import PLOTS, RESULTS_DIR, RESULTS_MD, load_results  # noqa: E402
 
 LAB_DOC = ROOT / "docs" / "lab-results.md"
+README = ROOT / "README.md"
 
 
 def learned_arrays(results: dict) -> tuple | None:
@@ -63,8 +65,13 @@ def update_lab_results(directory: Path = RESULTS_DIR) -> list[Path]:
     md.write_text(results_md(results, md.read_text() if md.exists() else None))
     written.append(md)
     if directory.resolve() == RESULTS_DIR.resolve():
+        from helpers.lab.checkpoints import write_checkpoint_index
+        from helpers.lab.overview import README_BEGIN, README_END, readme_lab_item
+        from helpers.lab.results_md import replace_block
+
         LAB_DOC.write_text(overview_markdown(results))
-        written.append(LAB_DOC)
+        README.write_text(replace_block(README.read_text(), README_BEGIN, README_END, readme_lab_item(results)))
+        written += [LAB_DOC, README, write_checkpoint_index()]
     return written
 
 

@@ -7,7 +7,9 @@ positional interface and the family registry), :mod:`~helpers.lab.model` (the tr
 :mod:`~helpers.lab.methods` (evaluation methods, their names and groups), :mod:`~helpers.lab.evaluate` (one
 measurement), :mod:`~helpers.lab.grid` (every method × seed × length → records), :mod:`~helpers.lab.inspection`
 (the learned table, one live run), :mod:`~helpers.lab.records` (reading results.json), :mod:`~helpers.lab.tables`,
-:mod:`~helpers.lab.findings` (claims declared as data), :mod:`~helpers.lab.results_md` (RESULTS.md),
+:mod:`~helpers.lab.finding_spec` (what a claim is), :mod:`~helpers.lab.claims` (the claims,
+declared as data), :mod:`~helpers.lab.stats` (paired Student-t intervals, the verdict rule), :mod:`~helpers.lab.findings`
+(the claims judged on the records), :mod:`~helpers.lab.results_md` (RESULTS.md),
 :mod:`~helpers.lab.overview` (docs/lab-results.md), :mod:`~helpers.lab.report` (all of the results' text in one
 namespace). Figures: :mod:`helpers.plots.lab`; documents written by ``scripts/update_lab_results.py``.
 
@@ -37,7 +39,9 @@ Evaluation and results (notebook 05)::
     load_results() -> {"meta", "methods", "checkpoints", "records"}   # results/results.json, one record per
                                                 # (scale, method, seed, task, length): status, metrics, config
     seed_values(results, method, metric, T), summary(results, method, metric, T)   # per seed; mean, min, max
+    report.findings(results) -> [{key, text, holds, n, verdict, intervals, ...}]   # claims, paired t intervals
     evaluate_all(methods=None, lengths=None, seeds=None) -> results   # recompute everything from the checkpoints
+    evaluate_all(..., eval_protocol="keys100", eval_seed=2025)   # another protocol / evaluation sample (EVAL_PROTOCOLS)
     evaluate_scales({scale: methods}, jobs=2) -> [results per scale]  # the same, in 2 processes (CLI default)
 
 Training (command line: ``python -m helpers.lab --help``)::

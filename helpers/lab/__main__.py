@@ -12,8 +12,15 @@ Examples::
     python -m helpers.lab train rope --seeds 0 --force # redo a finished run
     python -m helpers.lab evaluate                     # every method × seed × length → results/results.json
     python -m helpers.lab evaluate --methods rope+default rope+linear --lengths 64 128 --no-write   # print a subset
+    python -m helpers.lab evaluate --seeds 3 --checkpoints DIR --methods rope+default   # merged into results.json
+    python -m helpers.lab evaluate --eval-protocol keys100 --out DIR   # 100 passkeys per length (one key = 1 %)
 
-Bad arguments exit with status 2 and a message naming the argument and what is allowed.
+An evaluation of part of the grid (``--seeds``, ``--methods``, ``--lengths`` or ``--scales`` given) is merged into the
+results file it writes: its records replace the same ones, every other record is kept; records of another
+evaluation sample (protocol or ``--eval-seed``) are refused rather than mixed (write them with ``--out DIR``).
+
+Bad arguments exit with status 2 and a message naming the argument and what is allowed; a missing checkpoint or a
+refused merge exits with status 1 and a message saying what to do (no traceback).
 """
 
 from __future__ import annotations
@@ -27,7 +34,17 @@ from pathlib import Path
 import torch
 
 from helpers._cli import int_at_least
-from helpers.lab.checkpoints import CHECKPOINT_DIR, MODELS, SCALES, SEEDS, is_trained, list_checkpoints
+from helpers.lab.checkpoints import (
+    CHECKPOINT_DIR,
+    MODELS,
+    RECIPES,
+    SCALES,
+    SEEDS,
+    checkpoint_paths,
+    is_trained,
+    list_checkpoints,
+)
+from helpers.lab.evaluate import DEFAULT_PROTOCOL, EVAL_PROTOCOLS, EVAL_SEED
 from helpers.lab.train_grid import train_all
 
 #: argparse types of the flags: an integer >= 1, a seed (>= 0), an evaluation length in tokens (>= 16).
@@ -62,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=positive_int,
         default=1,
-        help="torch threads (default 1: on a shared 2-core machine 2 threads ran ~10x slower)",
+        help="torch threads (default 1, as the shipped checkpoints were trained)",
     )
     train.add_argument("--steps", type=positive_int, default=None, help="override the recipes' step count (smoke runs)")
     train.add_argument("--force", action="store_true", help="retrain runs that are already finished")
@@ -101,7 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=positive_int,
         default=2,
-        help="processes, each one torch thread, sharing the (scale, seed) parts (default 2: this machine's cores)",
+        help="processes, each one torch thread, sharing the (scale, seed) parts (default 2: a 2-core laptop's cores)",
+    )
+    ev.add_argument(
+        "--eval-protocol",
+        choices=list(EVAL_PROTOCOLS),
+        default=DEFAULT_PROTOCOL,
+        help=f"documents and passkeys per cell (default {DEFAULT_PROTOCOL}: the shipped records'; keys100: 100 passkeys "
+        "per length)",
+    )
+    ev.add_argument(
+        "--eval-seed", type=seed_arg, default=EVAL_SEED, help=f"seed of the evaluation sample (default {EVAL_SEED})"
     )
     return parser
 
@@ -121,19 +148,10 @@ def run_train(args: argparse.Namespace) -> None:
     print(f"trained {len(done)} run(s) in {(time.perf_counter() - start) / 60:.1f} min", flush=True)
 
 
-def run_evaluate(args: argparse.Namespace) -> None:
-    from helpers.lab.checkpoints import RECIPES
-    from helpers.lab.grid import evaluate_scales
+def _plan(args: argparse.Namespace) -> dict[str, list[str] | None]:
+    """{scale: methods (None = all)} of the scales that have a trained checkpoint of these methods."""
     from helpers.lab.methods import METHODS as METHODS_
-    from helpers.lab.records import RESULTS_DIR, join_scales, save_results
-    from helpers.lab.tables import results_tables
 
-    start = time.perf_counter()
-    reuse = None
-    if args.reuse:
-        from helpers.lab.records import RESULTS_JSON, load_results
-
-        reuse = load_results(RESULTS_JSON if args.out is None else args.out / "results.json")
     plan = {}
     for scale in dict.fromkeys(args.scales):
         methods = args.methods
@@ -145,9 +163,67 @@ def run_evaluate(args: argparse.Namespace) -> None:
         if methods is not None:  # keep the methods that have a checkpoint at this scale
             methods = [m for m in methods if SCALES[scale].model_name(METHODS_[m].checkpoint) in RECIPES]
         plan[scale] = methods
-    per_scale = evaluate_scales(
-        plan, args.lengths, args.seeds, directory=args.checkpoints, progress=True, reuse=reuse, jobs=args.jobs
+    return plan
+
+
+def missing_checkpoints(plan: dict[str, list[str] | None], seeds: list[int], directory: Path) -> list[Path]:
+    """The metadata files of the (method, seed) checkpoints ``plan`` × ``seeds`` needs that are not in
+    ``directory`` (a checkpoint is trained when its JSON, written last, exists)."""
+    from helpers.lab.methods import METHODS as METHODS_
+
+    missing = []
+    for scale, methods in plan.items():
+        names = [SCALES[scale].model_name(METHODS_[m].checkpoint) for m in (methods or METHODS_)]
+        for name in dict.fromkeys(n for n in names if n in RECIPES):
+            missing += [checkpoint_paths(name, s, directory)[1] for s in seeds if not is_trained(name, s, directory)]
+    return missing
+
+
+def _fail(message: str) -> int:
+    print(f"python -m helpers.lab evaluate: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _missing_message(missing: list[Path], directory: Path) -> str:
+    more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+    return (
+        f"checkpoint {missing[0]} is missing{more} (looked in {directory}). Point --checkpoints DIR at the directory "
+        "that holds the checkpoints (`python -m helpers.lab train NAME --seeds K --out DIR` writes them), or leave "
+        "out --seeds to evaluate only the seeds that are trained."
     )
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from helpers.lab.grid import evaluate_scales
+    from helpers.lab.records import RESULTS_DIR, join_scales, load_results, merge_results, save_results
+    from helpers.lab.tables import results_tables
+
+    start = time.perf_counter()
+    out = RESULTS_DIR if args.out is None else args.out
+    reuse = load_results(out / "results.json") if args.reuse else None
+    plan = _plan(args)  # the scales with at least one of these checkpoints trained (the others are skipped)
+    if args.seeds is not None:
+        wanted = plan or {scale: args.methods for scale in dict.fromkeys(args.scales)}
+        if missing := missing_checkpoints(wanted, args.seeds, args.checkpoints):
+            return _fail(_missing_message(missing, args.checkpoints))
+    if not plan:
+        return _fail(
+            f"no trained checkpoint to evaluate in {args.checkpoints}; set the directory with --checkpoints DIR"
+        )
+    try:
+        per_scale = evaluate_scales(
+            plan,
+            args.lengths,
+            args.seeds,
+            directory=args.checkpoints,
+            progress=True,
+            reuse=reuse,
+            jobs=args.jobs,
+            eval_protocol=args.eval_protocol,
+            eval_seed=args.eval_seed,
+        )
+    except FileNotFoundError as err:  # a checkpoint removed meanwhile, or a parent of one missing
+        return _fail(f"{err} (the checkpoints were read from {args.checkpoints}; set another with --checkpoints DIR)")
     results = join_scales(*per_scale)
     seconds = time.perf_counter() - start
     reused = sum(r["meta"]["reused_runs"] for r in per_scale)
@@ -155,13 +231,21 @@ def run_evaluate(args: argparse.Namespace) -> None:
         results["meta"]["wall_seconds"] = reuse["meta"]["wall_seconds"]
     else:
         results["meta"]["wall_seconds"] = {"all_scales": round(seconds, 1), "jobs": args.jobs}
+    partial = any(x is not None for x in (args.seeds, args.methods, args.lengths)) or set(args.scales) != set(SCALES)
+    if partial and not args.no_write and (out / "results.json").exists():
+        try:
+            results = merge_results(load_results(out / "results.json"), results)
+        except ValueError as err:
+            return _fail(
+                f"not merged into {out / 'results.json'}: {err}. Write these records elsewhere with --out DIR."
+            )
     print(results_tables(results))
     print(f"evaluated in {seconds:.1f} s with {args.jobs} process(es)")
     if not args.no_write:
-        out = RESULTS_DIR if args.out is None else args.out
-        print(f"wrote {save_results(results, out)}")
+        print(f"wrote {save_results(results, out)}" + (" (merged: the other records are kept)" if partial else ""))
         where = "" if args.out is None else f" --results {out}"
         print(f"figures and documents from it: python scripts/update_lab_results.py{where}")
+    return 0
 
 
 def run_list() -> None:
@@ -180,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "train":
         run_train(args)
     else:
-        run_evaluate(args)
+        return run_evaluate(args)
     return 0
 
 

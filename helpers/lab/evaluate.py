@@ -17,7 +17,10 @@ Methods are :data:`helpers.lab.methods.METHODS`. Protocols (the ``protocol`` fie
 Measurements (deterministic from ``EVAL_SEED``; the same tokens for every method and seed):
 
 Two scales (:data:`helpers.lab.checkpoints.SCALES`): ``tiny`` (L = 64) and ``small`` (L = 256); lengths are L·(1, 2,
-4, 8) and buckets L/4 at each; the small scale's evaluation is smaller (:data:`EVAL_SIZES`) to stay cheap.
+4, 8) and buckets L/4 at each. How many documents and keys each cell uses is a named evaluation protocol
+(:data:`EVAL_PROTOCOLS`): ``shipped`` (the records of ``results.json``: 60 keys per length at ``tiny``, 20 at
+``small``, where one key moves an accuracy by 5 %) and ``keys100`` (100 keys per length at both scales, one key = 1 %;
+``python -m helpers.lab evaluate --eval-protocol keys100``). :data:`EVAL_SIZES` is the default protocol's.
 
 * language modelling: ``N_LM`` documents of length T (:func:`helpers.lab.data.lm_batch`); mean next-token loss
   (nats), the loss in buckets of ``BUCKET`` = L/4 positions, and the diagnostic ``previous_token_attention``: the
@@ -57,14 +60,30 @@ N_PER_DEPTH = 12
 DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 EVAL_SEED = 2024
 TASKS = ("lm", "passkey")
-#: Per scale: (LM documents, documents for the attention diagnostic, passkeys per depth).
-EVAL_SIZES = {"tiny": (N_LM, N_ATTENTION, N_PER_DEPTH), "small": (8, 2, 4)}
 
 
 def check_scale(scale: str) -> str:
     if not isinstance(scale, str) or scale not in SCALES:
         raise ValueError(f"scale must be one of {list(SCALES)}, got {scale!r}")
     return scale
+
+
+#: Named evaluation protocols: per scale (LM documents, documents for the attention diagnostic, passkeys per depth).
+#: ``shipped`` made the shipped records; ``keys100`` changes only the passkeys: 20 per depth = 100 per length.
+EVAL_PROTOCOLS = {
+    "shipped": {"tiny": (N_LM, N_ATTENTION, N_PER_DEPTH), "small": (8, 2, 4)},
+    "keys100": {"tiny": (N_LM, N_ATTENTION, 20), "small": (8, 2, 20)},
+}
+DEFAULT_PROTOCOL = "shipped"
+EVAL_SIZES = EVAL_PROTOCOLS[DEFAULT_PROTOCOL]
+
+
+def eval_sizes(scale: str = SCALE, eval_protocol: str = DEFAULT_PROTOCOL) -> tuple[int, int, int]:
+    """(LM documents, attention documents, passkeys per depth) of ``eval_protocol`` (:data:`EVAL_PROTOCOLS`) at
+    ``scale``."""
+    if not isinstance(eval_protocol, str) or eval_protocol not in EVAL_PROTOCOLS:
+        raise ValueError(f"eval_protocol must be one of {list(EVAL_PROTOCOLS)}, got {eval_protocol!r}")
+    return EVAL_PROTOCOLS[eval_protocol][check_scale(scale)]
 
 
 def lengths_of(scale: str = SCALE) -> tuple[int, ...]:
@@ -143,14 +162,17 @@ def evaluate_lm(
     data_seed: int = EVAL_SEED,
     scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
+    eval_protocol: str = DEFAULT_PROTOCOL,
 ) -> dict:
     """Language-modelling loss of ``method`` (checkpoint seed ``seed``, scale ``scale``; ``n_sequences`` documents,
-    default the scale's :data:`EVAL_SIZES`) at length T: ``{"status": "ok", "loss",
+    default the scale's in ``eval_protocol``, :data:`EVAL_PROTOCOLS`) at length T: ``{"status": "ok", "loss",
     "loss_by_bucket", "bucket_starts", "rope_scaling", "protocol"}`` (losses in nats), or ``{"status": "cannot
     run", "message"}`` when the model has no row for some position (the learned table past its size)."""
     length = check_length(length)
     model = model_for(method, seed, scale=scale, directory=directory)
-    n_sequences = EVAL_SIZES[scale][0] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
+    n_sequences = (
+        eval_sizes(scale, eval_protocol)[0] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
+    )
     tokens, targets = lm_batch(n_sequences, length, (data_seed, length))  # (B, T), (B, T)
     scaling = scaling_for(method, length, model)
     how = protocol(method, length, "lm", model.train_len)
@@ -190,8 +212,10 @@ def evaluate_passkey(
     data_seed: int = EVAL_SEED,
     scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
+    eval_protocol: str = DEFAULT_PROTOCOL,
 ) -> dict:
-    """Passkey accuracy of ``method`` (checkpoint seed ``seed``) at length T: ``{"status", "accuracy",
+    """Passkey accuracy of ``method`` (checkpoint seed ``seed``; ``n_per_depth`` keys at each depth, default the
+    scale's in ``eval_protocol``) at length T: ``{"status", "accuracy",
     "accuracy_by_depth", "depths", "digit_accuracy", "rope_scaling", "protocol"}`` or ``{"status": "cannot run",
     "message"}``.
 
@@ -200,7 +224,7 @@ def evaluate_passkey(
     """
     length = check_length(length)
     n_per_depth = (
-        EVAL_SIZES[check_scale(scale)][2] if n_per_depth is None else check_int("n_per_depth", n_per_depth, minimum=1)
+        eval_sizes(scale, eval_protocol)[2] if n_per_depth is None else check_int("n_per_depth", n_per_depth, minimum=1)
     )
     model = model_for(method, seed, scale=scale, directory=directory)
     depth_of_row = np.repeat(np.asarray(depths, dtype=np.float64), n_per_depth)  # (B,)
@@ -239,6 +263,7 @@ def attention_weights(
     data_seed: int = EVAL_SEED,
     scale: str = SCALE,
     directory: Path = CHECKPOINT_DIR,
+    eval_protocol: str = DEFAULT_PROTOCOL,
 ) -> torch.Tensor:
     """Attention weights (B, H, T, T) of ``layer`` on ``n_sequences`` LM documents of length T, from the model's
     forward. The window baseline is run on the first window (T = L). Raises
@@ -246,7 +271,9 @@ def attention_weights(
     ``layer`` (:meth:`TinyTransformer.layer_attention`)."""
     length = check_length(length)
     model = model_for(method, seed, scale=scale, directory=directory)
-    n_sequences = EVAL_SIZES[scale][1] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
+    n_sequences = (
+        eval_sizes(scale, eval_protocol)[1] if n_sequences is None else check_int("n_sequences", n_sequences, minimum=1)
+    )
     layer = check_int("layer", layer, minimum=0)
     if layer >= model.config.n_layers:
         raise IndexError(f"layer must be < n_layers = {model.config.n_layers}, got {layer}")
@@ -261,14 +288,29 @@ def attention_weights(
 
 
 def previous_token_attention(
-    method: str, length: int, *, seed: int = 0, scale: str = SCALE, directory: Path = CHECKPOINT_DIR
+    method: str,
+    length: int,
+    *,
+    seed: int = 0,
+    scale: str = SCALE,
+    directory: Path = CHECKPOINT_DIR,
+    data_seed: int = EVAL_SEED,
+    eval_protocol: str = DEFAULT_PROTOCOL,
 ) -> dict:
     """How sharply layer 0 attends to the previous token: for each head, the mean weight a[t, t−1] over positions
     t >= 1. Returns ``{"status", "by_head", "max"}``. If a scaling method moves the angle of distance 1 away from
     anything seen in training (PI divides it by s), this number drops and copying fails. Each method runs with its
     protocol (dynamic NTK with its KV-cache rotations)."""
     try:
-        weights = attention_weights(method, length, seed=seed, scale=scale, directory=directory)  # (B, H, T, T)
+        weights = attention_weights(
+            method,
+            length,
+            seed=seed,
+            scale=scale,
+            directory=directory,
+            data_seed=data_seed,
+            eval_protocol=eval_protocol,
+        )  # (B, H, T, T)
     except IndexError as err:
         return {"status": "cannot run", "message": str(err)}
     t = torch.arange(1, weights.shape[-1])  # (T-1,)

@@ -1,57 +1,37 @@
-"""The lab's claims as data: each finding is declared once (key, methods, the per-seed numbers it reads, the
-predicate that must hold on a seed, the sentence), and one loop computes them all from the records.
+"""The lab's claims judged on the records: one loop computes every declared finding (:data:`FINDINGS`, declared in
+:mod:`helpers.lab.claims` as :class:`~helpers.lab.finding_spec.Finding`) on the seeds its methods share.
 
-A finding is computed on the seeds its methods share and says on how many of them it holds (``{seeds}`` in its
-template becomes "on all 3 seeds", "on 2 of 3 seeds (not seed 1)", ...). Values are named
-``(metric, method, multiple of L)``; ``metric`` is a record's metric (``accuracy``, ``loss``,
-``previous_token_attention``) or ``early`` / ``late`` (the mean loss of the buckets before L / at or past L). In a
-template, ``{name}`` is that value per seed ("0.95 / 1.00 / 0.90"), ``{L2}`` is 2L. The papers' claims and the
-one-seed write-up's are set beside the findings by key in :mod:`helpers.lab.results_md`.
+Each finding says on how many of its n seeds it holds (``{seeds}`` in its template becomes "on all 3 seeds", "on 2
+of 3 seeds (not seed 1)", ...), gives the per-seed values, and for each paired difference it declares (its
+:class:`~helpers.lab.finding_spec.Diff`\\ s) the mean difference over seeds with a 95 % Student-t interval
+(:func:`helpers.lab.stats.paired_interval`). Its ``verdict`` is "robust" when it holds on at least 90 % of the seeds
+or every interval lies above its margin, "mixed (k of n)" otherwise (:func:`helpers.lab.stats.verdict`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from collections.abc import Callable
-
 import numpy as np
 
-from helpers.lab.data import N_WORDS
-from helpers.lab.methods import lab_method
-from helpers.lab.records import at_scale, record, scales_of, seed_values, seeds_of
+from helpers.lab.claims import DIFFS, FINDINGS
+from helpers.lab.finding_spec import COPY_LEARNED_NATS, Finding, describe, kind_of, loss_by_position, per_seed, value
+from helpers.lab.records import at_scale, scales_of, seeds_of
+from helpers.lab.stats import paired_interval, verdict
 
-__all__ = ["COPY_LEARNED_NATS", "FINDINGS", "Finding", "findings", "findings_markdown", "loss_by_position"]
+__all__ = [
+    "COPY_LEARNED_NATS",
+    "DIFFS",
+    "FINDINGS",
+    "Finding",
+    "finding_markdown",
+    "findings",
+    "findings_markdown",
+    "loss_by_position",
+    "per_seed",
+]
 
-ACC, LOSS, PREV, EARLY, LATE = "accuracy", "loss", "previous_token_attention", "early", "late"
-#: Loss by position bands at a length T: the mean loss of the buckets starting in [0, L), [L, 4L), [4L, 8L).
-FIRST_L, TO_4L, PAST_4L = "first_L", "L_to_4L", "4L_to_8L"
-_BANDS = {FIRST_L: (0, 1), TO_4L: (1, 4), PAST_4L: (4, 8)}
-#: A model has learned the copy task at L when its loss there is at least 1 nat below a random word's ln 107: the
-#: families that learned it sit at 2.5-2.9 nats, those that did not at about 4.2. A flat loss counts as evidence of
-#: extrapolation only in such a model (the flatness of a model that ignores the context says nothing).
-COPY_LEARNED_NATS = math.log(N_WORDS) - 1.0
-Values = dict[str, np.ndarray]
-
-
-@dataclasses.dataclass(frozen=True)
-class Finding:
-    """One claim. ``values``: name → (metric, method, multiple of L), or a function of the methods used (required
-    and optional ones evaluated) returning that dict. ``holds``: values → one truth per seed. ``template``: the
-    sentence (see the module docstring), or a function (formatted values, values, seeds, left-out seeds) → sentence.
-    ``optional``: methods used when they were evaluated. ``only_if``: (metric, method, multiple, threshold): keep
-    only the seeds where that value is >= threshold (the others are passed to the template as left out)."""
-
-    key: str
-    methods: tuple[str, ...]
-    values: dict[str, tuple[str, str, int]] | Callable[[list[str]], dict[str, tuple[str, str, int]]]
-    holds: Callable[[Values], object]
-    template: str | Callable[[dict[str, str], Values, list[int], list[int]], str]
-    optional: tuple[str, ...] = ()
-    only_if: tuple[str, str, int, float] | None = None
+INTERVAL_NOTE = "paired 95 % interval over seeds, Student t with n − 1 degrees of freedom"
 
 
-# --------------------------------------------------------------------------- formatting
 def _seed_phrase(flags, seeds) -> str:
     """ "on all 3 seeds" / "on 2 of 3 seeds (not seed 1)" / "on none of the 3 seeds"."""
     flags = [bool(f) for f in flags]
@@ -64,373 +44,9 @@ def _seed_phrase(flags, seeds) -> str:
     return f"on {k} of {n} seeds (not seed {missing})"
 
 
-def _per_seed(values, fmt: str = ".2f") -> str:
-    return " / ".join("n/a" if math.isnan(v) else format(v, fmt) for v in np.asarray(values, dtype=float))
-
-
-def _early_late(results: dict, method: str, length: int, seeds) -> tuple[np.ndarray, np.ndarray]:
-    """Per seed: mean loss of the buckets before L and of the buckets at or past L, at length T. Shapes (n_seeds,)."""
-    train_len = results["meta"]["train_len"]
-    early, late = [], []
-    for seed in seeds:
-        m = record(results, method, seed, "lm", length)["metrics"]
-        starts, losses = np.asarray(m["bucket_starts"]), np.asarray(m["loss_by_bucket"])
-        early.append(losses[starts < train_len].mean())
-        late.append(losses[starts >= train_len].mean())
-    return np.asarray(early), np.asarray(late)
-
-
-def loss_by_position(results: dict, method: str, length: int, seeds, bounds) -> list[np.ndarray]:
-    """Per seed: mean loss of the buckets starting in [bounds[k], bounds[k+1]) (positions) at length T; a list of
-    len(bounds) − 1 arrays of shape (n_seeds,)."""
-    rows = []
-    for seed in seeds:
-        m = record(results, method, seed, "lm", length)["metrics"]
-        starts, losses = np.asarray(m["bucket_starts"]), np.asarray(m["loss_by_bucket"])
-        rows.append(
-            [losses[(starts >= lo) & (starts < hi)].mean() for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-        )
-    return list(np.asarray(rows).T)
-
-
-def _band_loss(results: dict, method: str, length: int, seeds, band: str) -> np.ndarray:
-    """Per seed: mean loss on one of :data:`_BANDS`' position ranges at length T (n_seeds,)."""
-    train_len = results["meta"]["train_len"]
-    lo, hi = (k * train_len for k in _BANDS[band])
-    return loss_by_position(results, method, length, seeds, (lo, hi))[0]
-
-
-def _value(results: dict, spec: tuple[str, str, int], seeds: list[int]) -> np.ndarray:
-    """One named value (n_seeds,): a metric of ``method`` at ``multiple``·L, its early / late loss, or its loss on a
-    band of positions (:data:`FIRST_L`, :data:`TO_4L`, :data:`PAST_4L`)."""
-    metric, method, multiple = spec
-    length = multiple * results["meta"]["train_len"]
-    if metric in (EARLY, LATE):
-        return _early_late(results, method, length, seeds)[metric == LATE]
-    if metric in _BANDS:
-        return _band_loss(results, method, length, seeds, metric)
-    return seed_values(results, method, metric, length, seeds)
-
-
-# --------------------------------------------------------------------------- sentences that are not one template
-def _yarn_passkey_values(used: list[str]) -> dict[str, tuple[str, str, int]]:
-    return {f"{m}@{k}": (ACC, m, k) for m in used for k in (2, 4, 8)}
-
-
-def _yarn_passkey_holds(v: Values) -> np.ndarray:
-    others = sorted({key.split("@")[0] for key in v} - {"rope+yarn"})
-    return np.all([v[f"rope+yarn@{k}"] >= v[f"{m}@{k}"] for m in others for k in (2, 4, 8)], axis=0)
-
-
-def _yarn_passkey_text(_: dict, v: Values, seeds: list[int], __: list[int]) -> str:
-    per_seed = "; ".join(
-        f"{_per_seed([v[f'rope+yarn@{k}'][i] for k in (2, 4, 8)])} on seed {s}" for i, s in enumerate(seeds)
-    )
-    return (
-        f"Zero-shot YaRN's passkey accuracy at 2L / 4L / 8L is {per_seed}; it is at least as good as plain RoPE, PI, "
-        "NTK-aware and dynamic NTK (zero-shot) at every length > L {seeds}."
-    )
-
-
-def _ft_beyond_text(f: dict, v: Values, _: list[int], __: list[int]) -> str:
-    neither = "; neither retrieves any" if not (v["a_y"].any() or v["a_p"].any()) else ""
-    return (
-        "At 8L, twice the fine-tuning length, fine-tuned YaRN has a lower loss than fine-tuned PI and retrieves "
-        f"at least as many passkeys {{seeds}}: loss {f['l_y']} vs {f['l_p']} nats, passkey {f['a_y']} vs {f['a_p']}"
-        f"{neither}."
-    )
-
-
-def _ft_lr_short_text(f: dict, _: Values, __: list[int], skipped: list[int]) -> str:
-    left_out = (
-        f" (left out: seed{'s' if len(skipped) > 1 else ''} {' and '.join(map(str, skipped))}, whose "
-        "pre-trained model retrieved fewer than half of the passkeys at L, so fine-tuning had none to lose)"
-        if skipped
-        else ""
-    )
-    return (
-        f"A ten times smaller fine-tuning rate (1e-4) does not bring the passkeys at T = L back {{seeds}}{left_out}: "
-        f"PI {f['pi_lo']} (lr 1e-4) vs {f['pi_hi']} (lr 1e-3), YaRN {f['y_lo']} vs {f['y_hi']}; in 400 steps PI at "
-        f"lr 1e-4 does not even adapt to s = 4 (loss at 4L {f['l_lo']} vs {f['l_hi']} nats)."
-    )
-
-
-def _family_findings() -> list[Finding]:
-    """The per-family findings: a flat loss by position to 4L (ALiBi, NoPE, T5), ALiBi's local look past 4L, and each
-    family against plain RoPE."""
-    flat = [
-        Finding(
-            f"{fam}_flat",
-            (fam,),
-            {"l1": (LOSS, fam, 1), "first": (FIRST_L, fam, 8), "to4": (TO_4L, fam, 8), "past4": (PAST_4L, fam, 8)},
-            lambda v: (v["to4"] <= v["first"] + 0.05) & (v["l1"] < COPY_LEARNED_NATS),
-            f"{lab_method(fam).label}'s loss by position at 8L does not rise past L, out to 4L (positions L–4L "
-            f"no more than 0.05 nats above the first L), in a model that learned the copy task (loss at L below "
-            f"ln {N_WORDS} − 1 = {COPY_LEARNED_NATS:.2f} nats) {{seeds}}: {{first}} nats on the first L, "
-            "{to4} on L–4L, {past4} on 4L–8L; loss at L {l1}.",
-        )
-        for fam in ("alibi", "nope", "t5_bias")
-    ]
-    alibi_local = Finding(
-        "alibi_local_past_4L",
-        ("alibi", "rope+yarn"),
-        {"first": (FIRST_L, "alibi", 8), "past4": (PAST_4L, "alibi", 8), "yarn_past": (PAST_4L, "rope+yarn", 8)},
-        lambda v: (v["past4"] > v["first"]) & (v["past4"] > v["yarn_past"] + 0.3),
-        "Past 4L ALiBi looks locally: at 8L its loss on positions 4L–8L is above its loss on the first L and more "
-        "than 0.3 nats above zero-shot YaRN's on the same positions {seeds} ({past4} against {first} on the first L "
-        "and YaRN's {yarn_past}).",
-    )
-    versus_rope = [
-        Finding(
-            f"{fam}_family",
-            (fam, "rope+default"),
-            {**{f"a{k}": (ACC, fam, k) for k in (1, 2, 4, 8)}, **{f"l{k}": (LOSS, fam, k) for k in (1, 2, 4, 8)}}
-            | {"rope8": (LOSS, "rope+default", 8)},
-            lambda v: v["l8"] < v["rope8"],
-            f"{lab_method(fam).label}: passkey {{a1}} → {{a2}} → {{a4}} → {{a8}} and loss {{l1}} → {{l2}} → {{l4}} → "
-            "{l8} nats at L → 2L → 4L → 8L (values per seed). Its 8L loss is below plain RoPE's ({rope8}) {seeds}.",
-        )
-        for fam in ("alibi", "t5_bias", "nope", "sinusoidal")
-    ]
-    return [*flat, alibi_local, *versus_rope]
-
-
-def _long_context(m: str) -> Finding:
-    return Finding(
-        f"{m}_long_context",
-        (m,),
-        {"l1": (LOSS, m, 1), "l2": (LOSS, m, 2)},
-        lambda v: v["l2"] < v["l1"],
-        f"With {lab_method(m).label} the mean loss at 2L is below the loss at L {{seeds}} (long context helps): "
-        "{l2} vs {l1} nats.",
-    )
-
-
-# --------------------------------------------------------------------------- the findings, in the order they are listed
-FINDINGS: tuple[Finding, ...] = (
-    Finding(
-        "rope_breaks",
-        ("rope+default",),
-        {
-            "a1": (ACC, "rope+default", 1),
-            "a4": (ACC, "rope+default", 4),
-            "a8": (ACC, "rope+default", 8),
-            "early": (EARLY, "rope+default", 8),
-            "late": (LATE, "rope+default", 8),
-        },
-        lambda v: (v["a1"] >= 0.9) & (v["a4"] <= 0.1) & (v["a8"] <= 0.1) & (v["late"] > v["early"] + 1.0),
-        "Plain RoPE breaks past L (at least 90 % of the passkeys at L, at most 10 % at 4L and 8L, and a loss more "
-        "than 1 nat higher past L) {seeds}: passkey {a1} at L, {a4} at 4L and {a8} at 8L (per seed); at 8L its loss "
-        "on positions ≥ L is {late} nats against {early} before L.",
-    ),
-    Finding(
-        "learned_table",
-        ("learned",),
-        {"a1": (ACC, "learned", 1), "a2": (ACC, "learned", 2), "a4": (ACC, "learned", 4)},
-        lambda v: (v["a2"] <= 0.1) & np.isnan(v["a4"]),
-        "The learned table cannot run past its {L2} rows, and on its never-trained rows (2L) passkey falls from {a1} "
-        "to {a2}: {seeds}.",
-    ),
-    Finding(
-        "pi_zero_shot",
-        ("rope+linear", "rope+default"),
-        {
-            "l_pi": (LOSS, "rope+linear", 2),
-            "l_rope": (LOSS, "rope+default", 2),
-            "p_pi": (PREV, "rope+linear", 2),
-            "p_rope": (PREV, "rope+default", 2),
-        },
-        lambda v: (v["l_pi"] > v["l_rope"]) & (v["p_pi"] < 0.5 * v["p_rope"]),
-        "Zero-shot PI is worse than doing nothing at 2L {seeds}: loss {l_pi} vs plain RoPE {l_rope} nats, and its "
-        "previous-token head drops to {p_pi} (plain RoPE {p_rope}).",
-    ),
-    Finding(
-        "loss_ranking",
-        ("rope+yarn", "rope+ntk", "rope+default"),
-        {"ly": (LOSS, "rope+yarn", 8), "ln": (LOSS, "rope+ntk", 8), "lr": (LOSS, "rope+default", 8)},
-        lambda v: (v["ly"] < v["ln"]) & (v["ln"] < v["lr"]),
-        "Zero-shot loss at 8L ranks YaRN < NTK-aware < plain RoPE {seeds}: {ly} < {ln} < {lr} nats.",
-    ),
-    Finding(
-        "yarn_passkey",
-        ("rope+yarn", "rope+ntk", "rope+default"),
-        _yarn_passkey_values,
-        _yarn_passkey_holds,
-        _yarn_passkey_text,
-        optional=("rope+linear", "rope+dynamic"),
-    ),
-    Finding(
-        "yarn_passkey_8L",
-        ("rope+yarn",),
-        {"a8": (ACC, "rope+yarn", 8)},
-        lambda v: v["a8"] >= 0.4,
-        "Zero-shot YaRN still retrieves at least 40 % of the passkeys at 8L {seeds} ({a8}).",
-    ),
-    Finding(
-        "ft_yarn_beats_pi",
-        ("rope+linear_ft", "rope+yarn_ft"),
-        {
-            "l_y": (LOSS, "rope+yarn_ft", 4),
-            "l_p": (LOSS, "rope+linear_ft", 4),
-            "a_y": (ACC, "rope+yarn_ft", 4),
-            "a_p": (ACC, "rope+linear_ft", 4),
-        },
-        lambda v: v["l_y"] < v["l_p"],
-        "After the same 400-step fine-tune at 4L, YaRN has a lower loss than PI at 4L {seeds} ({l_y} vs {l_p} nats); "
-        "passkey at 4L {a_y} vs {a_p}.",
-    ),
-    Finding(
-        "ft_yarn_passkey_4L",
-        ("rope+linear_ft", "rope+yarn_ft"),
-        {"a_y": (ACC, "rope+yarn_ft", 4), "a_p": (ACC, "rope+linear_ft", 4)},
-        lambda v: v["a_y"] >= v["a_p"],
-        "Fine-tuned YaRN retrieves at least as many passkeys as fine-tuned PI at 4L {seeds}.",
-    ),
-    Finding(
-        "ft_beyond_tuning",
-        ("rope+linear_ft", "rope+yarn_ft"),
-        {
-            "l_y": (LOSS, "rope+yarn_ft", 8),
-            "l_p": (LOSS, "rope+linear_ft", 8),
-            "a_y": (ACC, "rope+yarn_ft", 8),
-            "a_p": (ACC, "rope+linear_ft", 8),
-        },
-        lambda v: (v["l_y"] < v["l_p"]) & (v["a_y"] >= v["a_p"]),
-        _ft_beyond_text,
-    ),
-    Finding(
-        "ft_costs_short",
-        ("rope+linear_ft", "rope+yarn_ft", "rope+default"),
-        {"pi": (ACC, "rope+linear_ft", 1), "yarn": (ACC, "rope+yarn_ft", 1), "base": (ACC, "rope+default", 1)},
-        lambda v: (v["pi"] < v["base"]) & (v["yarn"] < v["base"]),
-        "Both fine-tunes (which run with s = 4 at every length) lose passkeys at T = L {seeds}: PI {pi}, YaRN {yarn}, "
-        "against {base} before fine-tuning.",
-    ),
-    Finding(
-        "ft_pi_fixes",
-        ("rope+linear_ft", "rope+linear"),
-        {"a_ft": (ACC, "rope+linear_ft", 4), "a_zs": (ACC, "rope+linear", 4)},
-        lambda v: v["a_ft"] > v["a_zs"] + 0.5,
-        "A 400-step PI fine-tune at 4L lifts passkey at 4L from {a_zs} (zero-shot PI) to {a_ft} {seeds}.",
-    ),
-    Finding(
-        "nope_passkey_at_L",
-        ("nope",),
-        {"a1": (ACC, "nope", 1)},
-        lambda v: v["a1"] >= 0.9,
-        "NoPE retrieves the passkey at T = L {seeds} (accuracy {a1}).",
-    ),
-    Finding(
-        "sinusoidal_no_passkey",
-        ("sinusoidal",),
-        {"a1": (ACC, "sinusoidal", 1)},
-        lambda v: v["a1"] <= 0.05,
-        "The sinusoidal model does not learn the passkey task (accuracy at most 0.05 at T = L) {seeds}: {a1}.",
-    ),
-    *_family_findings(),
-    _long_context("rope+yarn"),
-    _long_context("rope+ntk"),
-    # ----- ablations and protocols, at whichever scale they were evaluated
-    Finding(
-        "pi_keep_fast",
-        ("rope+linear_keep_fast", "rope+linear"),
-        {
-            "a_k": (ACC, "rope+linear_keep_fast", 2),
-            "a_p": (ACC, "rope+linear", 2),
-            "l_k": (LOSS, "rope+linear_keep_fast", 2),
-            "l_p": (LOSS, "rope+linear", 2),
-        },
-        lambda v: (v["a_k"] > v["a_p"]) & (v["l_k"] < v["l_p"]),
-        "Zero-shot PI with the pairs YaRN keeps left unchanged beats plain PI at 2L {seeds}: passkey {a_k} vs {a_p}, "
-        "loss {l_k} vs {l_p} nats.",
-    ),
-    Finding(
-        "yarn_paper_ramp",
-        ("rope+yarn_paper", "rope+yarn"),
-        {
-            "lp": (LOSS, "rope+yarn_paper", 8),
-            "lc": (LOSS, "rope+yarn", 8),
-            "ap": (ACC, "rope+yarn_paper", 2),
-            "ac": (ACC, "rope+yarn", 2),
-        },
-        lambda v: v["lp"] > v["lc"] + 0.5,
-        "YaRN with the paper's ramp is more than 0.5 nats worse than with the released code's ramp at 8L {seeds}: "
-        "{lp} vs {lc} nats (passkey at 2L {ap} vs {ac}).",
-    ),
-    Finding(
-        "ntk_alpha2s",
-        ("rope+ntk_alpha2s", "rope+ntk"),
-        {
-            "l2": (LOSS, "rope+ntk_alpha2s", 8),
-            "l1": (LOSS, "rope+ntk", 8),
-            "a2": (ACC, "rope+ntk_alpha2s", 8),
-            "a1": (ACC, "rope+ntk", 8),
-        },
-        lambda v: v["l2"] < v["l1"],
-        "NTK-aware with α = 2s has a lower loss at 8L than with α = s {seeds}: {l2} vs {l1} nats; passkey at 8L {a2} "
-        "vs {a1}.",
-    ),
-    Finding(
-        "yarn_temperature",
-        ("rope+yarn_no_temperature", "rope+yarn"),
-        {"with": (LOSS, "rope+yarn", 8), "without": (LOSS, "rope+yarn_no_temperature", 8)},
-        lambda v: v["with"] < v["without"],
-        "YaRN's attention temperature lowers the mean loss at 8L {seeds}: {with} with it, {without} without (nats).",
-    ),
-    Finding(
-        "yarn_temperature_early",
-        ("rope+yarn_no_temperature", "rope+yarn"),
-        {"with": (EARLY, "rope+yarn", 8), "without": (EARLY, "rope+yarn_no_temperature", 8)},
-        lambda v: v["with"] > v["without"],
-        "On the first L positions of the same 8L sequences the temperature raises the loss {seeds}: {with} with it, "
-        "{without} without.",
-    ),
-    Finding(
-        "dynamic_kv_cache",
-        ("rope+dynamic", "rope+dynamic_onepass"),
-        {
-            "lk": (LOSS, "rope+dynamic", 8),
-            "lo": (LOSS, "rope+dynamic_onepass", 8),
-            "ak": (ACC, "rope+dynamic", 8),
-            "ao": (ACC, "rope+dynamic_onepass", 8),
-            "ek": (EARLY, "rope+dynamic", 8),
-            "eo": (EARLY, "rope+dynamic_onepass", 8),
-        },
-        lambda v: v["ak"] <= v["ao"],
-        "Dynamic NTK run as generation with a KV cache (stale keys) retrieves no more passkeys at 8L than the same "
-        "method scored in one pass {seeds}: {ak} vs {ao}; mean loss at 8L {lk} vs {lo} nats, and on the first L "
-        "positions {ek} (KV cache = plain RoPE there) vs {eo} (one pass).",
-    ),
-    Finding(  # "bring back" needs passkeys to lose: only the seeds whose pre-trained model retrieved them at L
-        "ft_lr_short",
-        ("rope+default", "rope+linear_ft", "rope+yarn_ft", "rope+linear_ft_lr1e-4", "rope+yarn_ft_lr1e-4"),
-        {
-            "pi_hi": (ACC, "rope+linear_ft", 1),
-            "y_hi": (ACC, "rope+yarn_ft", 1),
-            "pi_lo": (ACC, "rope+linear_ft_lr1e-4", 1),
-            "y_lo": (ACC, "rope+yarn_ft_lr1e-4", 1),
-            "l_lo": (LOSS, "rope+linear_ft_lr1e-4", 4),
-            "l_hi": (LOSS, "rope+linear_ft", 4),
-        },
-        lambda v: (v["pi_lo"] <= v["pi_hi"]) & (v["y_lo"] <= v["y_hi"]),
-        _ft_lr_short_text,
-        only_if=(ACC, "rope+default", 1, 0.5),
-    ),
-    Finding(
-        "llama3_vs_yarn",
-        ("rope+llama3", "rope+yarn"),
-        {"l3": (LOSS, "rope+llama3", 8), "ly": (LOSS, "rope+yarn", 8)},
-        lambda v: v["l3"] > v["ly"],
-        "Zero-shot, Llama 3.1's thresholds lose to YaRN at 8L {seeds}: {l3} vs {ly} nats (Llama 3.1 was released "
-        "with long-context continued pre-training, not for zero-shot use).",
-    ),
-)
-
-
-# --------------------------------------------------------------------------- the loop
-def _evaluate(results: dict, finding: Finding) -> dict | None:
-    """One finding on the seeds its methods share: ``{"key", "holds", "n", "seeds", "text"}``, or None when a
-    method is absent or no seed is left."""
+def _seeds_used(results: dict, finding: Finding) -> tuple[list[str], list[int], list[int]] | None:
+    """(methods used, seeds kept, seeds left out by ``only_if``), or None when a method is absent or no seed is
+    left."""
     present = set(results["methods"])
     if not set(finding.methods) <= present:
         return None
@@ -438,32 +54,68 @@ def _evaluate(results: dict, finding: Finding) -> dict | None:
     seeds, skipped = seeds_of(results, *used), []
     if finding.only_if is not None and seeds:
         metric, method, multiple, threshold = finding.only_if
-        keep = _value(results, (metric, method, multiple), seeds) >= threshold
+        keep = value(results, (metric, method, multiple), seeds) >= threshold
         skipped = [s for s, ok in zip(seeds, keep, strict=True) if not ok]
         seeds = [s for s, ok in zip(seeds, keep, strict=True) if ok]
-    if not seeds:
+    return (used, seeds, skipped) if seeds else None
+
+
+def _intervals(finding: Finding, values: dict, specs: dict, train_len: int) -> list[dict]:
+    """Each declared difference: its label, margin, mean and 95 % interval over the seeds."""
+    out = []
+    for diff in finding.diffs:
+        iv = paired_interval(diff.of(values))
+        out.append(
+            {
+                "of": diff.label(specs, train_len),
+                "margin": diff.margin,
+                "mean": iv.mean,
+                "low": iv.low,
+                "high": iv.high,
+                "above": iv.above(diff.margin),
+            }
+        )
+    return out
+
+
+def _evaluate(results: dict, finding: Finding) -> dict | None:
+    """One finding on the seeds its methods share (see :func:`findings`), or None when a method is absent or no
+    seed is left."""
+    found = _seeds_used(results, finding)
+    if found is None:
         return None
+    used, seeds, skipped = found
+    train_len = results["meta"]["train_len"]
     specs = finding.values(used) if callable(finding.values) else finding.values
-    values = {name: _value(results, spec, seeds) for name, spec in specs.items()}
+    values = {name: value(results, spec, seeds) for name, spec in specs.items()}
     flags = [bool(f) for f in np.broadcast_to(finding.holds(values), (len(seeds),))]
-    formatted = {name: _per_seed(v) for name, v in values.items()}
+    formatted = {name: per_seed(v) for name, v in values.items()}
     if callable(finding.template):
         text = finding.template(formatted, values, seeds, skipped)
     else:
-        text = finding.template.format_map(formatted | {"seeds": "{seeds}", "L2": 2 * results["meta"]["train_len"]})
+        text = finding.template.format_map(formatted | {"seeds": "{seeds}", "L2": 2 * train_len})
+    intervals = _intervals(finding, values, specs, train_len)
+    holds = int(sum(flags))
     return {
         "key": finding.key,
-        "holds": int(sum(flags)),
+        "holds": holds,
         "n": len(flags),
         "seeds": list(seeds),
         "text": text.replace("{seeds}", _seed_phrase(flags, seeds)),
+        "verdict": verdict(holds, len(flags), bool(intervals) and all(i["above"] for i in intervals)),
+        "intervals": intervals,
+        "values": {name: [float(x) for x in v] for name, v in values.items()},
+        "kinds": {name: kind_of(spec) for name, spec in specs.items()},
+        "described": {name: describe(spec, train_len) for name, spec in specs.items()},
     }
 
 
 def findings(results: dict) -> list[dict]:
     """The lab's claims (:data:`FINDINGS`), each computed on every seed that all its methods have: ``{"key",
-    "text", "holds", "n", "seeds"}`` (``holds`` = number of seeds on which the claim is true; the text names the
-    seeds where it is not and gives the per-seed values). Defined on the standard grid L, 2L, 4L, 8L only."""
+    "text", "holds", "n", "seeds", "verdict", "intervals", "values", "kinds", "described"}`` (``holds`` = number of
+    seeds on which the claim is true; the text names the seeds where it is not and gives the per-seed values;
+    ``intervals``: per declared difference ``{"of", "margin", "mean", "low", "high", "above"}``; ``values``: each
+    named value per seed). Defined on the standard grid L, 2L, 4L, 8L only."""
     train_len = results["meta"]["train_len"]
     if not {m * train_len for m in (1, 2, 4, 8)} <= set(results["meta"]["lengths"]):
         return []
@@ -471,11 +123,26 @@ def findings(results: dict) -> list[dict]:
     return [f for f in found if f is not None]
 
 
+def finding_markdown(found: dict) -> str:
+    """One finding as a Markdown list item: its verdict and seed count, the sentence, and each declared
+    difference's mean and interval over seeds."""
+    robust = found["verdict"] == "robust" and found["n"] > 1  # the other verdicts carry their count already
+    head = f"**{found['verdict']}**" + (f" ({found['holds']} of {found['n']} seeds)" if robust else "")
+    parts = [f"- {head}: {found['text']}"]
+    if found["intervals"] and found["n"] > 1:
+        diffs = "; ".join(f"{i['of']}: {i['mean']:.3f} [{i['low']:.3f}, {i['high']:.3f}]" for i in found["intervals"])
+        parts.append(f"Mean difference over seeds ({INTERVAL_NOTE}): {diffs}.")
+    return " ".join(parts) + "\n"
+
+
 def findings_markdown(results: dict) -> str:
-    """The findings of every scale as Markdown lists, each finding with its seed count."""
+    """The findings of every scale as Markdown lists, each with its verdict, seed count and intervals."""
     parts = []
     for scale in scales_of(results):
         view = at_scale(results, scale)
-        items = "".join(f"- {f['text']}\n" for f in findings(view))
-        parts.append(f"At scale `{scale}` (L = {view['meta']['train_len']}):\n\n{items}")
+        items = "".join(finding_markdown(f) for f in findings(view))
+        parts.append(
+            f"At scale `{scale}` (L = {view['meta']['train_len']}); **robust** = holds on at least 90 % of the seeds or "
+            "every interval lies above its margin, else **mixed (k of n)**:\n\n" + items
+        )
     return "\n".join(parts)

@@ -17,12 +17,13 @@ import torch
 from helpers._checks import check_int
 from helpers.lab.checkpoints import CHECKPOINT_DIR, SCALE, SCALES, SEEDS, checkpoint_id, checkpoint_metadata, is_trained
 from helpers.lab.evaluate import (
+    DEFAULT_PROTOCOL,
     DEPTHS,
     EVAL_SEED,
-    EVAL_SIZES,
     TASKS,
     check_length,
     check_scale,
+    eval_sizes,
     evaluate_lm,
     evaluate_passkey,
     lengths_of,
@@ -33,6 +34,7 @@ from helpers.lab.evaluate import (
 )
 from helpers.lab.methods import METHODS, lab_method
 from helpers.lab.model import TinyTransformer
+from helpers.lab.records import SAMPLE_FIELDS
 
 __all__ = ["computation_key", "evaluate_all", "evaluate_scales", "merge_parts"]
 
@@ -92,6 +94,23 @@ def _reused_meta(reuse: dict | None, scale: str) -> dict:
     return reuse.get("scales", {}).get(scale, {}).get("meta", {})
 
 
+def sample_of(meta: dict) -> dict:
+    """The evaluation sample a scale's meta describes (:data:`SAMPLE_FIELDS`)."""
+    return {k: meta.get(k) for k in SAMPLE_FIELDS}
+
+
+def _sample_meta(scale: str, eval_protocol: str, eval_seed: int) -> dict:
+    n_lm, n_attention, n_per_depth = eval_sizes(scale, eval_protocol)
+    return {
+        "eval_protocol": eval_protocol,
+        "n_lm_sequences": n_lm,
+        "n_attention_sequences": n_attention,
+        "passkey_depths": list(DEPTHS),
+        "passkey_keys_per_depth": n_per_depth,
+        "eval_seed": eval_seed,
+    }
+
+
 def _methods_at(scale: str, methods: list[str] | None) -> list[str]:
     """The methods to evaluate at ``scale``: every method with a checkpoint there, or ``methods`` (checked)."""
     from helpers.lab.checkpoints import RECIPES
@@ -116,21 +135,23 @@ def _checkpoint_entry(meta: dict) -> dict:
     }
 
 
-def _cell(method: str, length: int, task: str, seed: int, scale: str, directory: Path) -> dict:
-    """One measurement: the LM loss (with the previous-token diagnostic) or the passkey accuracy."""
+def _cell(method: str, length: int, task: str, seed: int, scale: str, directory: Path, sample: dict) -> dict:
+    """One measurement: the LM loss (with the previous-token diagnostic) or the passkey accuracy; ``sample``:
+    ``{"eval_protocol", "data_seed"}``."""
     if task != "lm":
-        return evaluate_passkey(method, length, seed=seed, scale=scale, directory=directory)
-    cell = evaluate_lm(method, length, seed=seed, scale=scale, directory=directory)
+        return evaluate_passkey(method, length, seed=seed, scale=scale, directory=directory, **sample)
+    cell = evaluate_lm(method, length, seed=seed, scale=scale, directory=directory, **sample)
     if cell["status"] == "ok":
-        previous = previous_token_attention(method, length, seed=seed, scale=scale, directory=directory)
+        previous = previous_token_attention(method, length, seed=seed, scale=scale, directory=directory, **sample)
         cell["previous_token_attention"] = previous["max"]
         cell["previous_token_by_head"] = previous["by_head"]
     return cell
 
 
-def _meta(scale: str, lengths: list[int], seeds: list[int], seconds: float, reused: int, reuse: dict | None) -> dict:
+def _meta(
+    scale: str, lengths: list[int], seeds: list[int], seconds: float, reused: int, reuse: dict | None, sample: dict
+) -> dict:
     info = SCALES[scale]
-    n_lm, n_attention, n_per_depth = EVAL_SIZES[scale]
     return {
         "scale": scale,
         "scale_why": info.why,
@@ -138,11 +159,7 @@ def _meta(scale: str, lengths: list[int], seeds: list[int], seconds: float, reus
         "lengths": lengths,
         "seeds": seeds,
         "bucket": info.train_len // 4,
-        "n_lm_sequences": n_lm,
-        "n_attention_sequences": n_attention,
-        "passkey_depths": list(DEPTHS),
-        "passkey_keys_per_depth": n_per_depth,
-        "eval_seed": EVAL_SEED,
+        **sample,
         "eval_seconds": round(seconds, 1),
         "reused_runs": reused,
         "full_eval_seconds": round(seconds, 1) if not reused else _reused_meta(reuse, scale).get("full_eval_seconds"),
@@ -162,6 +179,8 @@ def evaluate_all(
     progress: bool = False,
     reuse: dict | None = None,
     skip_untrained: bool | None = None,
+    eval_protocol: str = DEFAULT_PROTOCOL,
+    eval_seed: int = EVAL_SEED,
 ) -> dict:
     """Every method × seed × length × task at one ``scale`` (defaults: every method of :data:`METHODS` that has a
     checkpoint at that scale, seeds 0 1 2, L..8L).
@@ -176,7 +195,9 @@ def evaluate_all(
     train_len, rope_scaling, protocol); ``checkpoints`` holds each checkpoint's config, settings and training time.
     Two scales' results are joined by :func:`helpers.lab.records.join_scales`; :func:`evaluate_scales` runs
     several scales, in parallel processes if asked. ``skip_untrained``: leave out (method, seed) runs whose
-    checkpoint is missing (default: only when ``seeds`` is None).
+    checkpoint is missing (default: only when ``seeds`` is None). ``eval_protocol`` (a key of
+    :data:`helpers.lab.evaluate.EVAL_PROTOCOLS`) and ``eval_seed`` choose the evaluation sample; records are reused
+    only from results of the same sample.
     """
     info = SCALES[check_scale(scale)]
     methods = _methods_at(scale, methods)
@@ -184,6 +205,10 @@ def evaluate_all(
     # default: every seed of SEEDS whose checkpoint exists (missing ones are left out)
     optional = seeds is None if skip_untrained is None else skip_untrained
     seeds = list(SEEDS) if seeds is None else [check_int("seed", s, minimum=0) for s in seeds]
+    sample_meta = _sample_meta(scale, eval_protocol, check_int("eval_seed", eval_seed, minimum=0))
+    sample = {"eval_protocol": eval_protocol, "data_seed": eval_seed}
+    if reuse is not None and sample_of(_reused_meta(reuse, scale)) != sample_of(sample_meta):
+        reuse = None  # another evaluation sample: nothing to copy
     evaluated: dict[str, list[int]] = {m: [] for m in methods}
     reused, start = 0, time.perf_counter()
     done: dict[tuple, dict] = {}  # computation key -> cell: each distinct computation once
@@ -208,12 +233,12 @@ def evaluate_all(
                 for task in TASKS:
                     key = computation_key(m, t, task, seed, scale=scale, directory=directory)
                     if key not in done:
-                        done[key] = _cell(m, t, task, seed, scale, directory)
+                        done[key] = _cell(m, t, task, seed, scale, directory, sample)
                     records.append(_record(m, seed, task, t, done[key], model, scale))
         if progress:
             print(f"evaluated {scale}/{m:<26} ({time.perf_counter() - start:.1f} s)", flush=True)
     return {
-        "meta": _meta(scale, lengths, seeds, time.perf_counter() - start, reused, reuse),
+        "meta": _meta(scale, lengths, seeds, time.perf_counter() - start, reused, reuse, sample_meta),
         "methods": {m: {**lab_method(m).to_dict(), "seeds": evaluated[m]} for m in methods if evaluated[m]},
         "checkpoints": checkpoints,
         "records": records,
@@ -260,6 +285,8 @@ def evaluate_scales(
     progress: bool = False,
     reuse: dict | None = None,
     jobs: int = 1,
+    eval_protocol: str = DEFAULT_PROTOCOL,
+    eval_seed: int = EVAL_SEED,
 ) -> list[dict]:
     """:func:`evaluate_all` for each scale of ``plan`` ({scale: its methods, or None for all}; ``lengths`` apply to
     the first scale, the others use their own), one result per scale. ``jobs`` > 1: the parts (scale, seed,
@@ -277,6 +304,8 @@ def evaluate_scales(
                 "directory": directory,
                 "progress": progress,
                 "reuse": reuse,
+                "eval_protocol": eval_protocol,
+                "eval_seed": eval_seed,
             }
         )
     if jobs == 1:

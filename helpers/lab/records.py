@@ -123,3 +123,64 @@ def summary(results: dict, method: str, metric: str, length: int) -> dict:
     if v.size == 0 or np.isnan(v).any():
         return {"mean": math.nan, "min": math.nan, "max": math.nan, "values": v.tolist()}
     return {"mean": float(v.mean()), "min": float(v.min()), "max": float(v.max()), "values": v.tolist()}
+
+
+#: The meta fields that define an evaluation sample: records of two results can be mixed only when they agree.
+SAMPLE_FIELDS = ("n_lm_sequences", "n_attention_sequences", "passkey_depths", "passkey_keys_per_depth", "eval_seed")
+
+
+def merge_results(old: dict, new: dict) -> dict:
+    """``old`` with the records of ``new`` put in: each (scale, method, seed, task, length) of ``new`` replaces
+    the same one of ``old``, every other record of ``old`` is kept; each method's seeds are joined. Raises
+    ValueError naming the difference when a scale of both was evaluated on another sample (:data:`SAMPLE_FIELDS`)
+    or at lengths the old file does not have (its tables would have holes)."""
+    from helpers.lab.methods import METHODS
+
+    views = {}
+    for scale in dict.fromkeys([*scales_of(old), *scales_of(new)]):
+        o = at_scale(old, scale) if scale in scales_of(old) else None
+        n = at_scale(new, scale) if scale in scales_of(new) else None
+        if o is None or n is None:
+            views[scale] = {k: (o or n)[k] for k in ("meta", "methods")}
+            continue
+        for field in SAMPLE_FIELDS:
+            if o["meta"].get(field) != n["meta"].get(field):
+                raise ValueError(
+                    f"scale {scale!r}: the stored results have {field} = {o['meta'].get(field)!r}, the new ones "
+                    f"{n['meta'].get(field)!r}; records of two evaluation samples cannot be mixed"
+                )
+        if not set(n["meta"]["lengths"]) <= set(o["meta"]["lengths"]):
+            raise ValueError(
+                f"scale {scale!r}: lengths {n['meta']['lengths']} are not all among the stored results' "
+                f"{o['meta']['lengths']}"
+            )
+        methods = dict(o["methods"])
+        for m, info in n["methods"].items():
+            seeds = sorted(set(methods.get(m, {}).get("seeds", [])) | set(info["seeds"]))
+            methods[m] = {**info, "seeds": seeds}
+        seeds = sorted(set(o["meta"]["seeds"]) | set(n["meta"]["seeds"]))
+        runs = lambda v: {(m, s) for m, info in v["methods"].items() for s in info["seeds"]}  # noqa: E731
+        # the new evaluation's meta (timing included) only if it redid every run of the old; else the old's
+        meta = (n["meta"] | {"lengths": o["meta"]["lengths"]}) if runs(o) <= runs(n) else o["meta"]
+        order = {m: i for i, m in enumerate(METHODS)}
+        methods = dict(sorted(methods.items(), key=lambda kv: order[kv[0]]))
+        views[scale] = {"meta": meta | {"seeds": seeds}, "methods": methods}
+    key = lambda r: (r.get("scale", "tiny"), r["method"], r["seed"], r["task"], r["length"])  # noqa: E731
+    fresh = {key(r) for r in new["records"]}
+    records = [r for r in old["records"] if key(r) not in fresh] + list(new["records"])
+    scale_order = {s: i for i, s in enumerate(views)}
+    method_order = {m: i for i, m in enumerate(METHODS)}
+    records.sort(
+        key=lambda r: (
+            scale_order[r.get("scale", "tiny")],
+            method_order[r["method"]],
+            r["seed"],
+            r["length"],
+            r["task"],
+        )
+    )
+    first, *rest = views
+    out = {**views[first], "scales": {s: views[s] for s in rest}}
+    out["checkpoints"] = dict(sorted({**old["checkpoints"], **new["checkpoints"]}.items()))
+    out["records"] = records
+    return out

@@ -1,6 +1,7 @@
 """Results as text, in one namespace for the notebooks (``from helpers.lab import report``): the records
-(:mod:`helpers.lab.records`), the tables (:mod:`helpers.lab.tables`), the findings (:mod:`helpers.lab.findings`),
-RESULTS.md (:mod:`helpers.lab.results_md`) and the overview page (:mod:`helpers.lab.overview`).
+(:mod:`helpers.lab.records`), the tables (:mod:`helpers.lab.tables`), the findings (:mod:`helpers.lab.findings`,
+declared in :mod:`helpers.lab.claims`, with the intervals of :mod:`helpers.lab.stats`), RESULTS.md
+(:mod:`helpers.lab.results_md`) and the overview page (:mod:`helpers.lab.overview`).
 
 Every table, figure and number of ``results/RESULTS.md``, of ``docs/lab-results.md`` and of notebook 05 §8 comes from
 the records of ``results.json`` through these functions; ``scripts/update_lab_results.py`` writes the documents and
@@ -9,7 +10,16 @@ the figures (:data:`PLOTS`).
 
 from __future__ import annotations
 
-from helpers.lab.findings import COPY_LEARNED_NATS, FINDINGS, Finding, findings, findings_markdown, loss_by_position
+from helpers.lab.findings import (
+    COPY_LEARNED_NATS,
+    DIFFS,
+    FINDINGS,
+    Finding,
+    finding_markdown,
+    findings,
+    findings_markdown,
+    loss_by_position,
+)
 from helpers.lab.methods import METHODS
 from helpers.lab.overview import LAB_HEADING, overview_markdown
 from helpers.lab.records import (
@@ -43,6 +53,7 @@ from helpers.lab.tables import (
 )
 
 __all__ = [
+    "DIFFS",
     "EARLIER_CLAIMS",
     "FINDINGS",
     "METHODS",
@@ -58,6 +69,7 @@ __all__ = [
     "at_scale",
     "chosen_learning_rate",
     "earlier_claims_markdown",
+    "finding_markdown",
     "findings",
     "findings_markdown",
     "load_results",

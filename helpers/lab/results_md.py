@@ -109,12 +109,15 @@ PAPER_CLAIMS = (
 
 
 def _verdict(found: dict, agrees: bool) -> str:
+    """The papers table's verdict from the finding's seed count and :func:`helpers.lab.stats.verdict`."""
     n, holds = found["n"], found["holds"]
     word = "agrees" if agrees else "not reproduced in the miniature"
     if holds == n:
         return f"**{word}** on all {n} seeds"
     if holds == 0:
         return f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds"
+    if found["verdict"] == "robust":
+        return f"**{word}** (robust) on {holds} of {n} seeds"
     return f"**mixed**: {word} on {holds} of {n} seeds"
 
 
@@ -174,6 +177,8 @@ def earlier_claims_markdown(results: dict) -> str:
         f = by_key[key]
         if f["holds"] == f["n"]:
             status = f"still holds, on all {f['n']} seeds" if f["n"] > 1 else "holds (one seed only)"
+        elif f["verdict"] == "robust":
+            status = f"still holds (robust), on {f['holds']} of {f['n']} seeds"
         elif f["holds"] == 0:
             status = "**changed**: holds on no seed"
         else:

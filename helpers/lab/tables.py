@@ -206,8 +206,8 @@ def results_tables(results: dict) -> str:
         parts += [scale_tables(view), ablation_tables(view), lr_sweep_table(view)]
     parts.append(side_by_side(results))
     lines = [
-        "Training runs (wall-clock seconds as measured when each checkpoint was made; 1 torch thread on the shared, "
-        "loaded 2-core machine, so inflated and load-dependent):",
+        "Training runs (the wall-clock seconds recorded when each checkpoint was trained, with one torch thread; a "
+        "run's time depends on the CPU and on what else it runs, `docs/benchmarks.md` times retraining on a free core):",
         "",
         "| checkpoint | parameters | steps | length | batch | lr | seconds | final loss |",
         "|---|---|---|---|---|---|---|---|",

@@ -90,10 +90,12 @@ class TrainSettings:
 
 # --------------------------------------------------------------------------- progress bar
 class ProgressBar:
-    """A one-line text progress bar: ``[#####.....] step 120/1200  loss 2.345  41.2 steps/s  eta 0:26``.
+    """A text progress bar: ``[#####.....] step 120/1200  loss 2.345  41.2 steps/s  eta 0:26``.
 
-    Rewrites its line with a carriage return at most every ``interval`` seconds; ``enabled=False`` silences it.
-    ``prefix`` is printed before the bar (e.g. ``"run 3/18 rope.seed1 "``).
+    On a terminal it rewrites one line with a carriage return at most every ``interval`` seconds; when the stream is
+    not a terminal (a log file, a pipe) it writes one whole line at most every ``log_interval`` seconds and at the
+    end, so a log stays readable. ``terminal`` forces either mode (default: ``stream.isatty()``). ``enabled=False``
+    silences it. ``prefix`` is printed before the bar (e.g. ``"run 3/18 rope.seed1 "``).
     """
 
     def __init__(
@@ -104,9 +106,15 @@ class ProgressBar:
         stream: TextIO | None = None,
         interval: float = 0.25,
         prefix: str = "",
+        log_interval: float = 30.0,
+        terminal: bool | None = None,
     ):
-        self.total, self.enabled, self.interval, self.prefix = total, enabled, interval, prefix
+        self.total, self.enabled, self.prefix = total, enabled, prefix
         self.stream = stream if stream is not None else sys.stderr
+        if terminal is None:
+            terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.terminal = terminal
+        self.interval = interval if terminal else log_interval
         self.start = self.last = time.perf_counter()
 
     def render(self, step: int, loss: float) -> str:
@@ -124,11 +132,11 @@ class ProgressBar:
         now = time.perf_counter()
         if self.enabled and (now - self.last >= self.interval or step == self.total):
             self.last = now
-            self.stream.write("\r" + self.render(step, loss))
+            self.stream.write("\r" + self.render(step, loss) if self.terminal else self.render(step, loss) + "\n")
             self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and self.terminal:
             self.stream.write("\n")
             self.stream.flush()
 
