@@ -25,8 +25,9 @@ are collected and fail the test.
 
 Cost of steps 1-3 per notebook, measured with one torch thread at a load average of about 10 on 2 cores: 01 14 s,
 02 31 s, 03 23 s, 04 44 s, 05 73 s, 06 54 s, 07 263 s with every cell re-run (its Run All alone: 139 s); about 8 min
-for all seven (before they shared the Colab test's run; the suite times of both files, before and after, are in
-the commit that made them share it). 07 re-runs a subset (``SUBSET``): not its four cells that run the model live on 256-1024 tokens (11,
+for all seven, on top of the Colab test's own run of every notebook. Sharing that run (above) took the two files
+together from 606 s to 295 s (``pytest tests/test_notebook_rerun.py tests/test_colab_ready.py``, nice'd, load average
+about 7 before and 10 after; CPU time 292 s to 161 s). 07 re-runs a subset (``SUBSET``): not its four cells that run the model live on 256-1024 tokens (11,
 39, 10 and 13 s in Run All); measured with the subset: 232 s at a load of 12, where its slowest cell took 1.2 times as
 long as in the full run, so about a minute saved. What those cells read is checked instead: no later cell rebinds a
 name they read (``test_cells_left_out_of_a_rerun_read_no_name_a_later_cell_rebinds``), so re-running them could fail
