@@ -23,7 +23,7 @@ Every error of step 4 is reported, naming the notebook and the original cell (in
 first. The re-run copies carry the ``raises-exception`` tag only so that the runner goes on past them; their errors
 are collected and fail the test.
 
-Cost of steps 1-3 per notebook, measured with one torch thread at a load average of about 10 on 2 cores: 01 14 s,
+Cost of steps 1, 2 and 4 per notebook (before the run was shared), measured with one torch thread at a load average of about 10 on 2 cores: 01 14 s,
 02 31 s, 03 23 s, 04 44 s, 05 73 s, 06 54 s, 07 263 s with every cell re-run (its Run All alone: 139 s); about 8 min
 for all seven, on top of the Colab test's own run of every notebook. Sharing that run (above) took the two files
 together from 606 s to 295 s (``pytest tests/test_notebook_rerun.py tests/test_colab_ready.py``, nice'd, load average
