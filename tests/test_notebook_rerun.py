@@ -59,6 +59,8 @@ IDS = [p.stem for p in NOTEBOOKS]
 def test_every_cell_can_be_rerun_after_run_all(nb_path, notebook_runs):
     reason = SUBSET.get(nb_path.stem, ("",))[0]
     run = notebook_runs.get(nb_path)  # shared with test_colab_ready.py (tests/_notebook_runs.py)
+    if run.failed and run.under_ipywidgets7 and run.colab is None:  # Run All failed under 7.7.1: test_colab_ready
+        run = notebook_runs.rerun_alone(nb_path)  # reports that; the re-runs are tested under this ipywidgets
     if run.failed:
         pytest.fail(f"{nb_path.name}: {run.failed}")
     errors = run.rerun_errors
