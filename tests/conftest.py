@@ -31,3 +31,21 @@ def shown(monkeypatch):
     pngs: list[bytes] = []
     monkeypatch.setattr(_common, "display", lambda image: pngs.append(image.data))
     return pngs
+
+
+@pytest.fixture(scope="session")
+def notebook_runs(request):
+    """One shared run per notebook for test_colab_ready.py and test_notebook_rerun.py (tests/_notebook_runs.py).
+
+    Its first use runs every notebook that the selected tests using this fixture are parametrized with.
+    """
+    from pathlib import Path
+
+    from _notebook_runs import NotebookRuns
+
+    wanted = []
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "notebook_runs" in getattr(item, "fixturenames", ()) and "nb_path" in params:
+            wanted.append(Path(params["nb_path"]).resolve())
+    return NotebookRuns(list(dict.fromkeys(wanted)))

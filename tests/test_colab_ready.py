@@ -18,7 +18,9 @@
   (``scripts/nbexec.py``), and every control a panel listens to is moved in that kernel. The runner removes
   the cause of the stalls these runs used to have (a reply's ZeroMQ wake-up lost while nbclient's
   Output-widget mimic sent on the same socket); a cell that still stalls fails within 30-90 s with the
-  notebook and the cell named (tests/test_nbexec.py), never a silent 300 s wait.
+  notebook and the cell named (tests/test_nbexec.py), never a silent 300 s wait. That run is shared with
+  ``test_notebook_rerun.py``, whose re-runs follow the moves in the same kernel (``tests/_notebook_runs.py``,
+  the session fixture ``notebook_runs``): one execution per notebook for both tests.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import ast
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,13 +40,13 @@ import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
-IPYWIDGETS7 = "7.7.1"  # what Colab preinstalls (googlecolab/backend-info, 2023-02 .. 2026-08)
-OVERLAY_PKGS = [f"ipywidgets=={IPYWIDGETS7}", "ipython_genutils==0.2.0"]  # 7.x imports ipython_genutils
-RESULT_MARK = "@@probe-result@@"
 WIDGET_MODULES = sorted(p for p in (ROOT / "helpers" / "widgets").glob("*.py") if p.name != "__init__.py")
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # nbexec: the stall-proof notebook runner
+sys.path.insert(0, str(ROOT / "tests"))  # also when this file runs as the probe's script
+from _notebook_runs import IPYWIDGETS7, RESULT_MARK, ensure_overlay, other_value  # noqa: E402
+
 from helpers._colab import PACKAGE, REPO_URL, SETUP_CELL, colab_url, github_path  # noqa: E402
 
 
@@ -157,38 +158,13 @@ def test_no_ipympl_anywhere():
 
 
 # ----------------------------------------------------------------------------- ipywidgets 7.7
-def _overlay_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pe-course"
-    return Path(os.environ.get("PE_IPYWIDGETS7_DIR", base / f"ipywidgets-{IPYWIDGETS7}"))
-
-
 def _ensure_overlay() -> Path:
     """ipywidgets 7.7.1 installed with --target (once; cached). Skip (or fail in CI) if pip cannot get it."""
-    d = _overlay_dir()
-    if (d / "ipywidgets" / "__init__.py").exists():
-        return d
-    d.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=d.name + ".", dir=d.parent))
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-           "--target", str(tmp), *OVERLAY_PKGS]  # fmt: skip
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        p = None
-    if p is None or p.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        msg = (
-            f"cannot install ipywidgets=={IPYWIDGETS7} for the Colab-compatibility check (offline?): "
-            f"{(p.stderr.strip().splitlines() or ['timeout'])[-1] if p else 'timeout'}. "
-            f"To run it: `pip install --no-deps --target {d} {' '.join(OVERLAY_PKGS)}`"
-        )
+    d, why = ensure_overlay()
+    if d is None:
         if os.environ.get("PE_REQUIRE_IPYWIDGETS7") == "1":
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    try:
-        tmp.rename(d)
-    except OSError:  # another process won the race
-        shutil.rmtree(tmp, ignore_errors=True)
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
     return d
 
 
@@ -228,131 +204,21 @@ def test_widgets_work_with_ipywidgets_7():
     assert not problems, "not compatible with ipywidgets 7.7.1 (Colab):\n- " + "\n- ".join(problems)
 
 
-KERNEL_PRELUDE = """\
-import warnings as _w
-_w.filterwarnings("error", message=".*unrecognized arguments.*")  # 8-only keyword / style key -> error
-"""
-
-KERNEL_MOVE_ALL = """\
-import json as _json, inspect as _inspect
-import ipywidgets as _W
-import matplotlib.backend_bases as _bb
-_ip = get_ipython()
-_errors, _renders = [], [0]
-_show_tb = _ip.showtraceback
-def _record_tb(exc_tuple=None, *a, **k):  # Output widgets show (and swallow) callback errors with this
-    _errors.append(repr(exc_tuple[1]) if exc_tuple else "error")
-    return _show_tb(exc_tuple, *a, **k)
-_ip.showtraceback = _record_tb
-_print_figure = _bb.FigureCanvasBase.print_figure
-def _counting_print_figure(self, *a, **k):
-    _renders[0] += 1
-    return _print_figure(self, *a, **k)
-_bb.FigureCanvasBase.print_figure = _counting_print_figure
-{other_value}
-_report = {{"version": _W.__version__, "moved": 0, "problems": []}}
-for _wid in list(_W.Widget.widgets.values()):
-    if not isinstance(_wid, _W.ValueWidget) or isinstance(_wid, _W.Output) or not _wid._trait_notifiers.get("value"):
-        continue  # only controls something listens to
-    _new = other_value(_W, _wid)
-    if _new is None:
-        _report["problems"].append(f"cannot move {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}}")
-        continue
-    _n0, _e0 = _renders[0], len(_errors)
-    try:
-        _wid.value = _new
-    except Exception as _e:
-        _errors.append(repr(_e))
-    _report["moved"] += 1
-    if len(_errors) > _e0:
-        _report["problems"].append(f"moving {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}} raised {{_errors[-1]}}")
-    elif _renders[0] == _n0:
-        _report["problems"].append(f"moving {{type(_wid).__name__}} {{getattr(_wid, 'description', '')!r}} drew no figure")
-_ip.showtraceback = _show_tb
-_bb.FigureCanvasBase.print_figure = _print_figure
-print("{mark}" + _json.dumps(_report))
-"""
-
-
-def _run_with_ipywidgets_7(nb_path: Path, overlay: Path) -> dict:
-    """Run a notebook top to bottom in a kernel whose ipywidgets is 7.7.1, then move every control there.
-
-    The notebook runs in its own child process (scripts/nbexec.py: its own event loop and ZMQ context, shell
-    sends that keep the reply's wake-up, sliced socket polls, a watchdog); a stall fails within 30-90 s, naming
-    the notebook and the cell, instead of waiting for the 300 s cell timeout.
-    """
-    import inspect
-
-    from nbexec import NotebookRunError, run_notebook
-
-    nb = nbformat.read(nb_path, as_version=4)
-    nb.cells.insert(0, nbformat.v4.new_code_cell(KERNEL_PRELUDE))
-    nb.cells.append(
-        nbformat.v4.new_code_cell(KERNEL_MOVE_ALL.format(other_value=inspect.getsource(other_value), mark=RESULT_MARK))
-    )
-    for c in nb.cells:
-        c.pop("id", None)
-    nb.nbformat_minor = min(nb.nbformat_minor, 4)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(overlay), os.environ.get("PYTHONPATH", "")])}
-    try:
-        nb = run_notebook(nb, name=nb_path.name, cwd=nb_path.parent, kernel_env=env, allow_tagged_errors=True)
-    except NotebookRunError as e:  # cell indices in the message count the prelude cell: say so
-        return {"error": f"{e} (cell indices count the inserted prelude cell 0)"}
-    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
-    r = json.loads(text.rsplit(RESULT_MARK, 1)[1])
-    r["stderr"] = [
-        (i - 1, o["text"][:400])
-        for i, c in enumerate(nb.cells)
-        for o in c.get("outputs", [])
-        if o.get("name") == "stderr"
-    ]
-    return r
-
-
-@pytest.fixture(scope="module")
-def ipywidgets7_runs() -> dict[str, dict]:
-    """All notebooks under ipywidgets 7.7.1, two at a time (the machine has 2 cores), one child process each."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    overlay = _ensure_overlay()
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the threads only wait for their child processes
-        futures = {p.stem: pool.submit(_run_with_ipywidgets_7, p, overlay) for p in NOTEBOOKS}
-        return {k: f.result() for k, f in futures.items()}
-
-
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_with_ipywidgets_7(nb_path, ipywidgets7_runs):
+def test_notebook_runs_with_ipywidgets_7(nb_path, notebook_runs):
     """Every cell runs under ipywidgets 7.7.1 (8-only keywords raise there), and every control a panel
     listens to can be moved in that kernel: no error, and each move renders a figure."""
-    r = ipywidgets7_runs[nb_path.stem]
-    assert "error" not in r, f"{nb_path.name} fails with ipywidgets {IPYWIDGETS7}:\n{r.get('error')}"
+    _ensure_overlay()  # skip (or fail in CI) when 7.7.1 cannot be installed
+    run = notebook_runs.get(nb_path)  # the run shared with test_notebook_rerun.py
+    r = run.colab
+    assert r is not None, f"{nb_path.name} fails with ipywidgets {IPYWIDGETS7}:\n{run.failed}"
     assert r["version"] == IPYWIDGETS7, r
     assert not r["problems"], f"{nb_path.name} with ipywidgets {IPYWIDGETS7}: {r['problems']}"
     assert not r["stderr"], f"{nb_path.name} printed to stderr under ipywidgets {IPYWIDGETS7}: {r['stderr']}"
 
 
 # ----------------------------------------------------------------------------- the probe (child process)
-def other_value(W, c):
-    """Another valid value for control ``c`` (ipywidgets module ``W``), or None. Shared with the kernel cell."""
-    if isinstance(c, W.widgets.widget_selection._Selection):
-        opts = list(c._options_values)
-        return next((o for o in opts if o != c.value), c.value)
-    if isinstance(c, W.Checkbox | W.ToggleButton):
-        return not c.value
-    if isinstance(c, W.FloatLogSlider):
-        lo, hi = c.min, c.max
-        e = min(hi, max(lo, (lo + hi) / 2))
-        return c.base**e if abs(c.base**e - c.value) > 1e-12 else c.base**hi
-    if hasattr(c, "min") and hasattr(c, "max"):
-        step = getattr(c, "step", 1) or 1
-        if isinstance(c.value, tuple):  # range slider: move the upper end
-            lo, hi = c.value
-            return (lo, hi + step) if hi + step <= c.max else (lo - step, hi) if lo - step >= c.min else None
-        return c.value + step if c.value + step <= c.max else c.value - step
-    return None
-
-
 def _probe_ipywidgets7(sources: dict[str, str]) -> dict:  # pragma: no cover - runs under ipywidgets 7.7.1
     import importlib
     import inspect

@@ -1,10 +1,10 @@
-"""Figures of the lab's stored results, notebooks 03 and 05 (pure matplotlib + NumPy; each ``plot_*`` takes ``ax``
+"""Figures of the lab's stored results, notebooks 03 and 05b (pure matplotlib + NumPy; each ``plot_*`` takes ``ax``
 and returns it).
 
 Every series is read from the records of ``results.json`` through :mod:`helpers.lab.records` (mean over seeds, and
 the min–max range over seeds as a band); names, labels and colours come from :mod:`helpers.lab.methods`, i.e. from
 :mod:`helpers.methods`. Used by ``scripts/update_lab_results.py`` for the PNGs in ``helpers/lab/results/`` (:func:`write_figures`) and by
-notebook 05 to redraw in well under a second.
+notebook 05b to redraw in well under a second.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def plot_similarity(similarity: np.ndarray, *, title: str, ax: Axes | None = Non
     return ax
 
 
-# --------------------------------------------------------------------------- notebook 05 §8: one live run
+# --------------------------------------------------------------------------- notebook 05b §1: one live run
 class LiveRun:
     """Two axes updated in place: left, loss by position (nats) of one run, smoothed over ``L/4``-token buckets (as the stored results),
     with the training length L marked; right, the layer-0 attention map of its sharpest previous-token head

@@ -39,7 +39,7 @@ def extension_frequencies(
     named. ``knobs``: course-wide slider values (``{"beta_fast": 16.0}``), given to each method that has the knob
     under its own parameter name (:attr:`~helpers.scaling.registry.ScalingMethod.knobs`).
 
-    Shapes: inv_freq (D/2,) float64 per method. Used by notebook 05 (sections 5, 7 and 9) and its widgets.
+    Shapes: inv_freq (D/2,) float64 per method. Used by notebook 05 (sections 5 and 7), notebook 05b (section 2) and their widgets.
     """
     dim = check_dim("dim", dim)
     train_len = check_length("train_len", train_len)
@@ -83,7 +83,7 @@ def still_out_of_range(inv_freq, scaled_inv_freq, train_len: int, target_len: in
     Pair i saw [0, L·θ_i] in training (the whole circle if L·θ_i ≥ 2π). At L′ with θ′ it needs [0, L′·θ′_i]; it
     meets new angles iff L·θ_i < 2π and L′·θ′_i > L·θ_i (up to a 1e-12 relative rounding margin).
     PI (θ′ = θ·L/L′) gives none; NTK-aware leaves the slow pairs but the last partly out of range.
-    Used by notebook 05 (sections 3 and 9).
+    Used by notebook 05 (section 3) and notebook 05b (section 2).
     """
     theta = np.asarray(inv_freq, dtype=np.float64)  # (D/2,)
     scaled = np.asarray(scaled_inv_freq, dtype=np.float64)  # (D/2,)

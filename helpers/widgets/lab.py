@@ -1,4 +1,4 @@
-"""Notebook 05 §8's panel: pick a scale, a method, a seed and an evaluation length; one trained model runs live.
+"""Notebook 05b §1's panel: pick a scale, a method, a seed and an evaluation length; one trained model runs live.
 
 The run is :func:`helpers.lab.inspection.live_run` (one forward pass with the method's own protocol, layer-0 attention
 returned by the model's forward); the drawing is :class:`helpers.plots.lab.LiveRun`, updated in place. Methods are
