@@ -29,7 +29,7 @@ Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+
     model.position_embedding, model.rows_reached   # the learned table ("learned" only) and how many rows were trained
     learned_table(model), initial_learned_table(model), position_similarity(table)
 
-Evaluation and results (notebook 05)::
+Evaluation and results (notebook 05b)::
 
     METHODS                                     # name -> LabMethod(family, scaling, finetune, window): label, colour
     evaluate_lm(method, T, seed=0) / evaluate_passkey(method, T, seed=0)   # one cell, recomputed live

@@ -1,5 +1,5 @@
 """What the notebooks inspect in one trained model, beside the stored measurements: the learned table (notebook 03)
-and one live forward pass (notebook 05 §8's panel, :mod:`helpers.widgets.lab`).
+and one live forward pass (notebook 05b's panel, :mod:`helpers.widgets.lab`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def position_similarity(table: np.ndarray) -> np.ndarray:
     return cosine_similarity_matrix(table)  # (T, T)
 
 
-# --------------------------------------------------------------------------- one live run (notebook 05 §8's panel)
+# --------------------------------------------------------------------------- one live run (notebook 05b's panel)
 def block_max(image: torch.Tensor, max_pixels: int) -> torch.Tensor:
     """Max over k × k blocks (k = ceil(T / max_pixels)) of a (T, T) map, so a sharp diagonal survives being shown
     at most max_pixels wide: (T, T) → (ceil(T/k), ceil(T/k))."""
@@ -76,7 +76,7 @@ def live_run(
     directory: Path = CHECKPOINT_DIR,
 ) -> dict:
     """One forward pass of ``method`` at length T on ``n_sequences`` LM documents (the first ones the stored
-    evaluation uses), with its protocol, returning what notebook 05 §8 draws: ``{"status", "loss_by_position"
+    evaluation uses), with its protocol, returning what notebook 05b draws: ``{"status", "loss_by_position"
     (T,) nats, mean over documents, "loss", "attention" (P, P) layer 0's sharpest previous-token head (block max,
     P <= max_pixels), "head", "previous_token", "block" (positions per pixel), "train_len", "rope_scaling",
     "protocol"}``; ``{"status": "cannot run", "message"}`` where the model cannot run.

@@ -179,7 +179,7 @@ _SWEEP = tuple(
 METHODS: dict[str, LabMethod] = {
     m.name: m for m in (*_FAMILIES, *_zero_shot("main"), *_FINE_TUNES, *_zero_shot("ablation"), *_SWEEP)
 }
-#: The main comparison (the tables docs/lab-results.md and notebook 05 show first).
+#: The main comparison (the tables docs/lab-results.md and notebook 05b show first).
 MAIN = tuple(name for name, m in METHODS.items() if m.group == "main")
 #: The ablations and protocol variants of zero-shot methods.
 ABLATIONS = tuple(name for name, m in METHODS.items() if m.group == "ablation")

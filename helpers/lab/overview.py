@@ -139,7 +139,7 @@ def overview_markdown(results: dict) -> str:
         "",
         "Every table (ablations and the learning-rate sweep included), the per-seed numbers, the loss-by-position",
         "figure, the set-up choices and the comparison with the PI, YaRN, ALiBi and NoPE papers are in",
-        "[helpers/lab/results/RESULTS.md](../helpers/lab/results/RESULTS.md); notebooks 03, 05 and 06 show them.",
+        "[helpers/lab/results/RESULTS.md](../helpers/lab/results/RESULTS.md); notebooks 03, 05b and 06 show them.",
         "",
         "![passkey accuracy against context length, mean and range over seeds](../helpers/lab/results/passkey_by_length.png)",
         "",
@@ -171,6 +171,6 @@ def readme_lab_item(results: dict) -> str:
         "  interval over seeds where it compares numbers, and a verdict (robust: it holds on at least 90 % of the seeds\n"
         f"  or every interval lies above its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
         "  the set-up choices and the comparison with the papers are in\n"
-        "  [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md); notebooks 03, 05 and 06 show them. Rebuild:\n"
+        "  [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md); notebooks 03, 05b and 06 show them. Rebuild:\n"
         "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`.\n"
     )

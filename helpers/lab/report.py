@@ -3,7 +3,7 @@
 declared in :mod:`helpers.lab.claims`, with the intervals of :mod:`helpers.lab.stats`), RESULTS.md
 (:mod:`helpers.lab.results_md`) and the overview page (:mod:`helpers.lab.overview`).
 
-Every table, figure and number of ``results/RESULTS.md``, of ``docs/lab-results.md`` and of notebook 05 §8 comes from
+Every table, figure and number of ``results/RESULTS.md``, of ``docs/lab-results.md`` and of notebook 05b comes from
 the records of ``results.json`` through these functions; ``scripts/update_lab_results.py`` writes the documents and
 the figures (:data:`PLOTS`).
 """

@@ -147,7 +147,7 @@ BLOCKS = (
 )
 
 
-#: Claims of the one-seed write-up (README, RESULTS.md, notebook 05 §8, all from seed 0) and the findings that test
+#: Claims of the one-seed write-up (README, RESULTS.md, notebook 05b, all from seed 0) and the findings that test
 #: them now; the status is generated.
 EARLIER_CLAIMS = (
     ("Plain RoPE breaks past L (passkey 1.00 at L, 0.00 at 4L and 8L)", "rope_breaks"),
