@@ -39,6 +39,7 @@ import torch.nn.functional as F
 from helpers._checks import check_int
 from helpers.model_configs import RopeSchedule, rope_by_layer_type
 from helpers.real.gguf_load import Gemma3Config
+from helpers.real.model import chunked_head_losses
 from helpers.rope import apply_rope, rope_cos_sin
 
 __all__ = ["RealGemma3", "gemma3_rope_schedule", "sliding_window_attention"]
@@ -205,17 +206,7 @@ class RealGemma3:
     def head_losses(self, hidden: torch.Tensor, targets, *, chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
         """Cross-entropy (nats) and argmax-correctness of ``targets`` (N,) from ``hidden`` (N, d), ``chunk`` rows of
         the 262,144-way head at a time (256 rows: a 268 MB logits block). Returns float64 (N,) and bool (N,)."""
-        chunk = check_int("chunk", chunk, minimum=1)
-        targets = torch.as_tensor(targets, dtype=torch.long).reshape(-1)  # (N,)
-        if targets.numel() != hidden.shape[0]:
-            raise ValueError(f"targets has {targets.numel()} entries but hidden has {hidden.shape[0]} rows")
-        losses, hits = [], []
-        for a in range(0, targets.numel(), chunk):
-            logits = hidden[a : a + chunk] @ self.head.T  # (chunk, V)
-            t = targets[a : a + chunk]  # (chunk,)
-            losses.append(F.cross_entropy(logits, t, reduction="none").double())  # (chunk,)
-            hits.append(logits.argmax(-1) == t)  # (chunk,)
-        return torch.cat(losses).numpy(), torch.cat(hits).numpy()  # (N,), (N,)
+        return chunked_head_losses(hidden, self.head, targets, chunk=chunk)
 
     def token_losses(self, ids, *, chunk: int = 256) -> np.ndarray:
         """Loss (nats) of predicting token t+1 from tokens 0..t, for t = 0..T-2: float64 (T-1,)."""

@@ -251,10 +251,8 @@ def _head_dim(reader, arch: str, d_model: int, n_heads: int) -> int:
     return head_dim
 
 
-def _config(reader) -> LlamaConfig:
-    arch = _field(reader, "general.architecture")
-    if arch != "llama":
-        raise ValueError(f"general.architecture must be 'llama', got {arch!r}")
+def _head_counts(reader, arch: str) -> tuple[int, int]:
+    """(query heads, key/value heads) from the GGUF, checked for grouped-query attention."""
     n_heads = int(_field(reader, f"{arch}.attention.head_count"))
     n_kv_heads = int(_field(reader, f"{arch}.attention.head_count_kv", n_heads, required=False))
     if n_kv_heads < 1 or n_heads % n_kv_heads:
@@ -262,6 +260,14 @@ def _config(reader) -> LlamaConfig:
             f"{arch}.attention.head_count = {n_heads} must be a multiple of {arch}.attention.head_count_kv = "
             f"{n_kv_heads} (grouped-query attention)"
         )
+    return n_heads, n_kv_heads
+
+
+def _config(reader) -> LlamaConfig:
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ValueError(f"general.architecture must be 'llama', got {arch!r}")
+    n_heads, n_kv_heads = _head_counts(reader, arch)
     d_model = int(_field(reader, f"{arch}.embedding_length"))
     context_length = int(_field(reader, f"{arch}.context_length"))
     n_tokens = len(reader.fields["tokenizer.ggml.tokens"].data) if "tokenizer.ggml.tokens" in reader.fields else None
@@ -293,13 +299,7 @@ def _gemma3_config(reader) -> Gemma3Config:
     for key in ("final_logit_softcapping", "attn_logit_softcapping"):  # Gemma 2's; Gemma 3 has none
         if f"{arch}.{key}" in reader.fields:
             raise ValueError(f"the GGUF sets {arch}.{key}: soft-capping, which the course's Gemma 3 does not implement")
-    n_heads = int(_field(reader, f"{arch}.attention.head_count"))
-    n_kv_heads = int(_field(reader, f"{arch}.attention.head_count_kv", n_heads, required=False))
-    if n_kv_heads < 1 or n_heads % n_kv_heads:
-        raise ValueError(
-            f"{arch}.attention.head_count = {n_heads} must be a multiple of {arch}.attention.head_count_kv = "
-            f"{n_kv_heads} (grouped-query attention)"
-        )
+    n_heads, n_kv_heads = _head_counts(reader, arch)
     d_model = int(_field(reader, f"{arch}.embedding_length"))
     head_dim = _head_dim(reader, arch, d_model, n_heads)
     n_layers = int(_field(reader, f"{arch}.block_count"))

@@ -68,6 +68,27 @@ class KVCache:
         return k, v
 
 
+@torch.inference_mode()
+def chunked_head_losses(
+    hidden: torch.Tensor, head: torch.Tensor, targets, *, chunk: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-entropy (nats) and argmax-correctness of ``targets`` (N,) from ``hidden`` (N, d) under the output head
+    ``head`` (V, d), ``chunk`` rows at a time so that only a (chunk, V) block of logits exists at once.
+    Returns float64 (N,) and bool (N,). Used by SmolLM2's and Gemma 3's models (vocabularies of 49,152 and 262,144).
+    """
+    chunk = check_int("chunk", chunk, minimum=1)
+    targets = torch.as_tensor(targets, dtype=torch.long).reshape(-1)  # (N,)
+    if targets.numel() != hidden.shape[0]:
+        raise ValueError(f"targets has {targets.numel()} entries but hidden has {hidden.shape[0]} rows")
+    losses, hits = [], []
+    for a in range(0, targets.numel(), chunk):
+        logits = hidden[a : a + chunk] @ head.T  # (chunk, V)
+        t = targets[a : a + chunk]  # (chunk,)
+        losses.append(F.cross_entropy(logits, t, reduction="none").double())  # (chunk,)
+        hits.append(logits.argmax(-1) == t)  # (chunk,)
+    return torch.cat(losses).numpy(), torch.cat(hits).numpy()  # (N,), (N,)
+
+
 class RealLlama:
     """Inference-only Llama over the dequantised GGUF weights (float32, CPU, no autograd).
 
@@ -210,17 +231,7 @@ class RealLlama:
     def head_losses(self, hidden: torch.Tensor, targets, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
         """Cross-entropy (nats) and argmax-correctness of predicting ``targets`` (N,) from ``hidden`` (N, d_model),
         ``chunk`` rows of the 49152-way head at a time. Returns float64 (N,) and bool (N,)."""
-        chunk = check_int("chunk", chunk, minimum=1)
-        targets = torch.as_tensor(targets, dtype=torch.long).reshape(-1)  # (N,)
-        if targets.numel() != hidden.shape[0]:
-            raise ValueError(f"targets has {targets.numel()} entries but hidden has {hidden.shape[0]} rows")
-        losses, hits = [], []
-        for a in range(0, targets.numel(), chunk):
-            logits = hidden[a : a + chunk] @ self.head.T  # (chunk, V)
-            t = targets[a : a + chunk]  # (chunk,)
-            losses.append(F.cross_entropy(logits, t, reduction="none").double())  # (chunk,)
-            hits.append(logits.argmax(-1) == t)  # (chunk,)
-        return torch.cat(losses).numpy(), torch.cat(hits).numpy()  # (N,), (N,)
+        return chunked_head_losses(hidden, self.head, targets, chunk=chunk)
 
     def token_losses(
         self, ids, *, method: str = "default", factor: float = 2.0, chunk: int = 1024, kv_chunk: int | None = None

@@ -42,12 +42,18 @@ def load_tokenizer(path=None, *, use_cache: bool = True, quiet: bool = False):
     3.5 MB); a missing, cut, altered or unreadable cache is rebuilt, saying why (``use_cache=False`` rebuilds it
     without touching the cache).
     """
-    from tokenizers import Tokenizer
 
-    cached = _cache_file()
     if path is not None or not use_cache:
         return build_tokenizer(path)
-    problem = derived_file_problem(cached, _cache_origin())
+    return _cached_tokenizer(_cache_file(), _cache_origin(), lambda: build_tokenizer(None), "smollm2", quiet)
+
+
+def _cached_tokenizer(cached, origin: dict, build, model: str, quiet: bool):
+    """The tokenizer stored at ``cached`` if its stamp matches ``origin`` and it reads; else ``build()`` it, say
+    why, save it atomically with a fresh stamp and return it (a failed save names the file and the repair)."""
+    from tokenizers import Tokenizer
+
+    problem = derived_file_problem(cached, origin)
     if problem is None:
         try:
             return Tokenizer.from_file(str(cached))
@@ -55,19 +61,19 @@ def load_tokenizer(path=None, *, use_cache: bool = True, quiet: bool = False):
             problem = f"matches its stamp but cannot be read ({type(exc).__name__}: {exc})"
     if cached.exists():
         _say(f"the tokenizer cache {cached} {problem}; rebuilding it from the GGUF", quiet)
-    tok = build_tokenizer(None)
+    tok = build()
     cached.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=cached.name + ".", suffix=".part")
     os.close(fd)
     try:
         tok.save(tmp)
         os.replace(tmp, cached)
-        record_derived_file(cached, _cache_origin())
+        record_derived_file(cached, origin)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError | RuntimeError):
-            raise cannot_rebuild(cached, "the tokenizer cache", exc) from exc
+            raise cannot_rebuild(cached, "the tokenizer cache", exc, model) from exc
         raise
     return tok
 
@@ -130,29 +136,7 @@ def build_gemma3_tokenizer(path=None):
 def load_gemma3_tokenizer(*, quiet: bool = False):
     """Gemma 3 270M's tokenizer, cached as a stamped ``tokenizer.json`` next to its GGUF (checked on every load,
     rebuilt with a message when missing, cut or altered). ``tok.encode(text).ids`` gives ids without BOS."""
-    from tokenizers import Tokenizer
 
-    cached = _gemma3_cache_file()
-    problem = derived_file_problem(cached, _gemma3_origin())
-    if problem is None:
-        try:
-            return Tokenizer.from_file(str(cached))
-        except Exception as exc:  # sound bytes this tokenizers version cannot read: rebuild
-            problem = f"matches its stamp but cannot be read ({type(exc).__name__}: {exc})"
-    if cached.exists():
-        _say(f"the tokenizer cache {cached} {problem}; rebuilding it from the GGUF", quiet)
-    tok = build_gemma3_tokenizer(None)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=cached.name + ".", suffix=".part")
-    os.close(fd)
-    try:
-        tok.save(tmp)
-        os.replace(tmp, cached)
-        record_derived_file(cached, _gemma3_origin())
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError | RuntimeError):
-            raise cannot_rebuild(cached, "the tokenizer cache", exc, "gemma3") from exc
-        raise
-    return tok
+    return _cached_tokenizer(
+        _gemma3_cache_file(), _gemma3_origin(), lambda: build_gemma3_tokenizer(None), "gemma3", quiet
+    )
