@@ -13,7 +13,6 @@ results file into tables. Used by notebook 07.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
@@ -33,6 +32,7 @@ from helpers.real.results import (
     loss_table,
     passkey_counts,
     passkey_stats,
+    write_results,
 )
 from helpers.real.texts import TEXTS, text_tokens, tokens_sha256
 
@@ -298,15 +298,6 @@ def _meta() -> dict:
     }
 
 
-def _write(results: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def run_plan(
     model: RealLlama,
     tokenizer,
@@ -345,7 +336,7 @@ def run_plan(
         results = load_results(path)  # re-read: another process may have appended meanwhile
         results["meta"] = _meta()
         results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
-        _write(results, path)
+        write_results(results, path)
         if bar is not None:
             bar.update(1)
             bar.write(f"{spec['id']}: {res['seconds']} s")

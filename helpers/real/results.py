@@ -17,6 +17,7 @@ __all__ = [
     "RESULTS_FILE",
     "TRY_IT_FILE",
     "load_results",
+    "write_results",
     "loss_curves",
     "loss_table",
     "passkey_counts",
@@ -35,6 +36,15 @@ def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
         return {"meta": {}, "runs": []}
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def write_results(results: dict, path: str | os.PathLike) -> None:
+    """Write a results dict as indented JSON, atomically (a temporary file, then a rename: a reader never sees half)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merge: int = 4) -> dict:
