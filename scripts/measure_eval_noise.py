@@ -9,7 +9,7 @@ and writes ``helpers/lab/results/eval_noise.json``::
     python scripts/measure_eval_noise.py --analyse-only              # rewrite the JSON from the kept parts
 
 Each (protocol, sample, scale, seed) part is one ``evaluate_all`` call in this process (one torch thread), timed:
-that is the cost per (scale, seed) a learner pays under each protocol. The shipped protocol's 2024 sample is
+that is the cost per (scale, seed) a learner pays under each protocol. The default protocol's 2024 sample is
 ``results.json`` itself (not recomputed). The measured changes are the noise a claim's number carries from the
 evaluation sample alone (the tests use them as tolerances, e.g. when a retrained model is compared with the shipped
 records).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from helpers.lab.evaluate import EVAL_PROTOCOLS, EVAL_SEED, eval_sizes  # noqa: E402
+from helpers.lab.evaluate import DEFAULT_PROTOCOL, EVAL_PROTOCOLS, EVAL_SEED, eval_sizes  # noqa: E402
 from helpers.lab.grid import evaluate_all, merge_parts  # noqa: E402
 from helpers.lab.records import RESULTS_DIR, RESULTS_JSON, at_scale, load_results  # noqa: E402
 
@@ -44,14 +44,14 @@ def part_path(work: Path, protocol: str, sample: int, scale: str, seed: int) -> 
 
 
 def compute_parts(work: Path, protocols, log=print) -> None:
-    """Every (protocol, sample, scale, seed) part not yet in ``work`` (the shipped protocol's shipped sample is
+    """Every (protocol, sample, scale, seed) part not yet in ``work`` (the default protocol's 2024 sample is
     results.json and is skipped)."""
     work.mkdir(parents=True, exist_ok=True)
     for scale in SCALES:  # the cheap scale first, then seed by seed: each seed's comparison is complete early
         for protocol in protocols:
             for seed in SEEDS:
                 for sample in SAMPLES:
-                    if protocol == "shipped" and sample == EVAL_SEED:
+                    if protocol == DEFAULT_PROTOCOL and sample == EVAL_SEED:
                         continue
                     path = part_path(work, protocol, sample, scale, seed)
                     if path.exists():
@@ -71,9 +71,9 @@ def _only_seeds(view: dict, scale: str, seeds: list[int]) -> dict:
 
 
 def scale_results(work: Path, protocol: str, sample: int, scale: str, seeds: list[int]) -> tuple[dict, dict]:
-    """(one scale's results on ``seeds``, seconds per seed) of one protocol and sample (the shipped protocol's
+    """(one scale's results on ``seeds``, seconds per seed) of one protocol and sample (the default protocol's
     shipped sample is results.json)."""
-    if protocol == "shipped" and sample == EVAL_SEED:
+    if protocol == DEFAULT_PROTOCOL and sample == EVAL_SEED:
         return _only_seeds(at_scale(load_results(RESULTS_JSON), scale), scale, seeds), {}
     parts = [json.loads(part_path(work, protocol, sample, scale, s).read_text()) for s in seeds]
     seconds = {f"{scale}/seed{s}": p["meta"]["part_seconds"] for s, p in zip(seeds, parts, strict=True)}
@@ -84,7 +84,7 @@ def seeds_done(work: Path, protocol: str, scale: str) -> list[int]:
     """The seeds of ``scale`` evaluated on both samples under ``protocol``."""
 
     def have(sample: int, seed: int) -> bool:
-        shipped = protocol == "shipped" and sample == EVAL_SEED  # results.json itself
+        shipped = protocol == DEFAULT_PROTOCOL and sample == EVAL_SEED  # results.json itself
         return shipped or part_path(work, protocol, sample, scale, seed).exists()
 
     return [s for s in SEEDS if all(have(sample, s) for sample in SAMPLES)]

@@ -41,7 +41,7 @@ Evaluation and results (notebook 05b)::
     seed_values(results, method, metric, T), summary(results, method, metric, T)   # per seed; mean, min, max
     report.findings(results) -> [{key, text, holds, n, verdict, intervals, ...}]   # claims, paired t intervals
     evaluate_all(methods=None, lengths=None, seeds=None) -> results   # recompute everything from the checkpoints
-    evaluate_all(..., eval_protocol="keys100", eval_seed=2025)   # another protocol / evaluation sample (EVAL_PROTOCOLS)
+    evaluate_all(..., eval_protocol="keys60-20", eval_seed=2025) # another protocol / evaluation sample (EVAL_PROTOCOLS)
     evaluate_scales({scale: methods}, jobs=2) -> [results per scale]  # the same, in 2 processes (CLI default)
 
 Training (command line: ``python -m helpers.lab --help``)::
@@ -60,6 +60,7 @@ from helpers.lab.checkpoints import (
     MODELS,
     RECIPES,
     SEEDS,
+    SHIPPED_SEEDS,
     checkpoint_id,
     list_checkpoints,
     load_model,
@@ -104,6 +105,7 @@ __all__ = [
     "RESULTS_JSON",
     "RESULTS_MD",
     "SEEDS",
+    "SHIPPED_SEEDS",
     "VOCAB_SIZE",
     "LabConfig",
     "LabMethod",

@@ -13,7 +13,7 @@ Examples::
     python -m helpers.lab evaluate                     # every method × seed × length → results/results.json
     python -m helpers.lab evaluate --methods rope+default rope+linear --lengths 64 128 --no-write   # print a subset
     python -m helpers.lab evaluate --seeds 3 --checkpoints DIR --methods rope+default   # merged into results.json
-    python -m helpers.lab evaluate --eval-protocol keys100 --out DIR   # 100 passkeys per length (one key = 1 %)
+    python -m helpers.lab evaluate --eval-protocol keys60-20 --out DIR # the first protocol: 60 / 20 passkeys per length
 
 An evaluation of part of the grid (``--seeds``, ``--methods``, ``--lengths`` or ``--scales`` given) is merged into the
 results file it writes: its records replace the same ones, every other record is kept; records of another
@@ -40,6 +40,7 @@ from helpers.lab.checkpoints import (
     RECIPES,
     SCALES,
     SEEDS,
+    SHIPPED_SEEDS,
     checkpoint_paths,
     is_trained,
     list_checkpoints,
@@ -73,7 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"model(s) to train: {', '.join(MODELS)} or all (default: all)",
     )
-    train.add_argument("--seeds", nargs="+", type=seed_arg, default=list(SEEDS), help="seeds (default: 0 1 2)")
+    train.add_argument(
+        "--seeds",
+        nargs="+",
+        type=seed_arg,
+        default=list(SHIPPED_SEEDS),
+        help="seeds (default: the shipped ones, 0 1 2; the records cover 0-9: train the others with --out DIR)",
+    )
     train.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory (default: shipped)")
     train.add_argument(
         "--threads",
@@ -124,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval-protocol",
         choices=list(EVAL_PROTOCOLS),
         default=DEFAULT_PROTOCOL,
-        help=f"documents and passkeys per cell (default {DEFAULT_PROTOCOL}: the shipped records'; keys100: 100 passkeys "
-        "per length)",
+        help=f"documents and passkeys per cell (default {DEFAULT_PROTOCOL}: the shipped records', 100 passkeys per "
+        "length; keys60-20: 60 at tiny, 20 at small)",
     )
     ev.add_argument(
         "--eval-seed", type=seed_arg, default=EVAL_SEED, help=f"seed of the evaluation sample (default {EVAL_SEED})"

@@ -5,7 +5,7 @@ Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales 
 (3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
 ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale factor 4) at three learning rates
 (:data:`FT_LRS`; ``rope+linear_ft_lr3e-4`` ...); at ``small`` (L = 256, where YaRN's bands exist) ``small/rope`` and
-its fine-tunes, the same way. Each for the seeds :data:`SEEDS`. Pre-training seed k initialises the model from k and draws data from k;
+its fine-tunes, the same way. Each for the seeds :data:`SEEDS` (records) of which :data:`SHIPPED_SEEDS` ship as files. Pre-training seed k initialises the model from k and draws data from k;
 the fine-tune of seed k starts from ``rope`` seed k and draws its data (length 256, batch 16) from k too.
 
 Files: ``checkpoints/<model>.seed<k>.pt`` holds the ``state_dict`` (float32; float16 for the learning-rate sweep's
@@ -36,7 +36,12 @@ CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 L = 64  # the pre-training length of every "tiny" model (the fast scale the notebooks use)
 FT_FACTOR = 4  # fine-tunes run at FT_FACTOR·L with scale factor FT_FACTOR
 ROPE_BASE = 500.0
-SEEDS = (0, 1, 2)
+#: The lab's pre-training seeds: the shipped records (``results/results.json``) cover every seed of every stated
+#: model (both scales' families and fine-tunes); the learning-rate sweep, the exception, has :data:`SHIPPED_SEEDS`.
+SEEDS = tuple(range(10))
+#: The seeds whose checkpoints ship (the notebooks load them live; 23 MB of the 25 MB budget) and the default of
+#: ``python -m helpers.lab train``; any other seed retrains with ``train NAME --seeds K --out DIR``.
+SHIPPED_SEEDS = (0, 1, 2)
 SCALE = "tiny"  # the default scale
 FT_LRS = ("1e-3", "3e-4", "1e-4")  # the fine-tunes' learning-rate sweep; the first is the shipped recipe's
 STORAGE_DTYPES = {"float32": torch.float32, "float16": torch.float16}

@@ -16,7 +16,7 @@ from helpers.lab.checkpoints import (
     _LOADED,
     CHECKPOINT_DIR,
     MODELS,
-    SEEDS,
+    SHIPPED_SEEDS,
     _seed,
     checkpoint_id,
     is_trained,
@@ -86,7 +86,7 @@ def _claim(name: str, seed: int, directory: Path) -> Path | None:
 
 def train_all(
     names=MODELS,
-    seeds=SEEDS,
+    seeds=SHIPPED_SEEDS,
     *,
     directory: Path = CHECKPOINT_DIR,
     progress: bool = True,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from helpers.lab.checkpoints import RECIPES, SCALES, SEEDS, is_trained, load_model
+from helpers.lab.checkpoints import RECIPES, SCALES, SHIPPED_SEEDS, is_trained, load_model
 from helpers.lab.evaluate import lengths_of
 from helpers.lab.inspection import live_run
 from helpers.lab.methods import METHODS
@@ -30,7 +30,7 @@ def methods_at(scale: str) -> list[str]:
         m
         for m, spec in METHODS.items()
         if SCALES[scale].model_name(spec.checkpoint) in RECIPES
-        and all(is_trained(SCALES[scale].model_name(spec.checkpoint), s) for s in SEEDS)
+        and all(is_trained(SCALES[scale].model_name(spec.checkpoint), s) for s in SHIPPED_SEEDS)
     ]
 
 
@@ -62,11 +62,11 @@ def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, m
     """Dropdowns: scale, method (those with a checkpoint at the scale), seed, evaluation length T = k·L."""
     hold = {"on": False}
     for sc in SCALES.values():  # load every RoPE model now (cached), so that a switch of scale or seed only computes
-        for k in SEEDS:
+        for k in SHIPPED_SEEDS:
             load_model(sc.model_name("rope"), k)
     scale_w = W.Dropdown(options=list(SCALES), value=scale, description="scale", style=STYLE)
     method_w = W.Dropdown(options=methods_at(scale), value=method, description="method", style=STYLE)
-    seed_w = W.Dropdown(options=list(SEEDS), value=seed, description="seed", style=STYLE)
+    seed_w = W.Dropdown(options=list(SHIPPED_SEEDS), value=seed, description="seed", style=STYLE)
     length_w = W.Dropdown(
         options=[(f"{k}×L", k) for k in (1, 2, 4, 8)], value=multiple, description="length T", style=STYLE
     )
