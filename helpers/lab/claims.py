@@ -2,7 +2,7 @@
 per-seed numbers it reads, the predicate that must hold on a seed, the sentence, and (:data:`DIFFS`) the paired
 differences it says are positive, whose intervals over seeds :mod:`helpers.lab.findings` reports.
 
-In a template, ``{name}`` is that value per seed ("0.95 / 1.00 / 0.90"), ``{seeds}`` the seed count ("on all 3
+In a template, ``{name}`` is that value per seed ("0.95 / 1.00 / 0.90"; past four seeds "mean 0.95 [0.80, 1.00]"), ``{seeds}`` the seed count ("on all 3
 seeds", "on 2 of 3 seeds (not seed 1)"), ``{L2}`` is 2L. The papers' claims and the one-seed write-up's are set
 beside the findings by key in :mod:`helpers.lab.results_md`.
 """
@@ -20,6 +20,7 @@ from helpers.lab.finding_spec import (
     EARLY,
     FIRST_L,
     LATE,
+    LISTED_SEEDS,
     LOSS,
     PAST_4L,
     PREV,
@@ -45,9 +46,12 @@ def _yarn_passkey_holds(v: Values) -> np.ndarray:
 
 
 def _yarn_passkey_text(_: dict, v: Values, seeds: list[int], __: list[int]) -> str:
-    by_seed = "; ".join(
-        f"{per_seed([v[f'rope+yarn@{k}'][i] for k in (2, 4, 8)])} on seed {s}" for i, s in enumerate(seeds)
-    )
+    if len(seeds) > LISTED_SEEDS:  # mean [min, max] over the seeds at each length
+        by_seed = " / ".join(per_seed(v[f"rope+yarn@{k}"]) for k in (2, 4, 8))
+    else:
+        by_seed = "; ".join(
+            f"{per_seed([v[f'rope+yarn@{k}'][i] for k in (2, 4, 8)])} on seed {s}" for i, s in enumerate(seeds)
+        )
     return (
         f"Zero-shot YaRN's passkey accuracy at 2L / 4L / 8L is {by_seed}; it is at least as good as plain RoPE, PI, "
         "NTK-aware and dynamic NTK (zero-shot) at every length > L {seeds}."
@@ -110,7 +114,7 @@ def _family_findings() -> list[Finding]:
             | {"rope8": (LOSS, "rope+default", 8)},
             lambda v: v["l8"] < v["rope8"],
             f"{lab_method(fam).label}: passkey {{a1}} → {{a2}} → {{a4}} → {{a8}} and loss {{l1}} → {{l2}} → {{l4}} → "
-            "{l8} nats at L → 2L → 4L → 8L (values per seed). Its 8L loss is below plain RoPE's ({rope8}) {seeds}.",
+            "{l8} nats at L → 2L → 4L → 8L. Its 8L loss is below plain RoPE's ({rope8}) {seeds}.",
         )
         for fam in ("alibi", "t5_bias", "nope", "sinusoidal")
     ]
@@ -142,7 +146,7 @@ _DECLARED: tuple[Finding, ...] = (
         },
         lambda v: (v["a1"] >= 0.9) & (v["a4"] <= 0.1) & (v["a8"] <= 0.1) & (v["late"] > v["early"] + 1.0),
         "Plain RoPE breaks past L (at least 90 % of the passkeys at L, at most 10 % at 4L and 8L, and a loss more "
-        "than 1 nat higher past L) {seeds}: passkey {a1} at L, {a4} at 4L and {a8} at 8L (per seed); at 8L its loss "
+        "than 1 nat higher past L) {seeds}: passkey {a1} at L, {a4} at 4L and {a8} at 8L; at 8L its loss "
         "on positions ≥ L is {late} nats against {early} before L.",
     ),
     Finding(

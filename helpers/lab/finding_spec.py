@@ -26,6 +26,7 @@ __all__ = [
     "describe",
     "kind_of",
     "loss_by_position",
+    "LISTED_SEEDS",
     "per_seed",
     "value",
 ]
@@ -87,9 +88,20 @@ class Finding:
     diffs: tuple[Diff, ...] = ()
 
 
+#: Up to this many seeds a finding lists every seed's value; past it, the mean and the range over the seeds.
+LISTED_SEEDS = 4
+
+
 def per_seed(values, fmt: str = ".2f") -> str:
-    """Per-seed values as text: "0.95 / 1.00 / n/a"."""
-    return " / ".join("n/a" if math.isnan(v) else format(v, fmt) for v in np.asarray(values, dtype=float))
+    """Per-seed values as text: "0.95 / 1.00 / n/a" for up to :data:`LISTED_SEEDS` seeds, else the mean and the
+    range over the seeds: "mean 0.95 [0.80, 1.00]" (NaN seeds left out of both; "n/a" if every seed is NaN)."""
+    v = np.asarray(values, dtype=float)  # (n_seeds,)
+    if v.size <= LISTED_SEEDS:
+        return " / ".join("n/a" if math.isnan(x) else format(x, fmt) for x in v)
+    ok = v[~np.isnan(v)]
+    if ok.size == 0:
+        return "n/a"
+    return f"mean {ok.mean():{fmt}} [{ok.min():{fmt}}, {ok.max():{fmt}}]"
 
 
 def describe(spec: Spec, train_len: int) -> str:
