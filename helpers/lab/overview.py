@@ -9,7 +9,7 @@ import json
 import math
 from pathlib import Path
 
-from helpers.lab.checkpoints import reproducibility_text
+from helpers.lab.checkpoints import SHIPPED_SEEDS, reproducibility_text
 from helpers.lab.findings import findings_markdown
 from helpers.lab.methods import MAIN, lab_method
 from helpers.lab.positional import FAMILIES
@@ -75,6 +75,7 @@ def overview_markdown(results: dict) -> str:
     n_seeds, max_seeds = min(counts), max(counts)
     per_model = f"{n_seeds} seeds" if n_seeds == max_seeds else f"{n_seeds}–{max_seeds} seeds"
     size = sum(p.stat().st_size for p in CHECKPOINT_SIZES_DIR.rglob("*.pt"))
+    n_files = len(list(CHECKPOINT_SIZES_DIR.rglob("*.pt")))
     minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
     L_ = meta["train_len"]
 
@@ -105,10 +106,13 @@ def overview_markdown(results: dict) -> str:
         "`rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
         "with ablations of their mechanisms, and fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`) at",
         "three learning rates. A second scale (`small`, L = 256, 32 RoPE pairs) is large enough for YaRN's three bands",
-        f"to exist; there RoPE and its methods are run the same way. {len(ck)} checkpoints ({per_model} per model,",
-        f"{size / 2**20:.1f} MB of tensors loaded with `torch.load(weights_only=True)`: float32, and float16 for the",
-        "learning-rate sweep's extra runs, which the 25 MB budget would not hold otherwise) ship in",
-        f"`helpers/lab/checkpoints/`; the wall-clock times recorded for their runs add up to {minutes:.0f} min (one",
+        f"to exist; there RoPE and its methods are run the same way. The records cover {per_model} per model",
+        f"({len(ck)} training runs; the learning-rate sweep's extra runs have {_number(len(SHIPPED_SEEDS))} seeds). The",
+        f"{_number(len(SHIPPED_SEEDS))} seeds the notebooks load live ship as files: {n_files} checkpoints",
+        f"({size / 2**20:.1f} MB of tensors loaded with `torch.load(weights_only=True)`: float32, and float16 for the",
+        "learning-rate sweep's extra runs, which the 25 MB budget would not hold otherwise) in",
+        "`helpers/lab/checkpoints/`; `python -m helpers.lab train NAME --seeds K --out DIR` retrains any other.",
+        f"The wall-clock times recorded for all runs add up to {minutes:.0f} min (one",
         "torch thread per run; `docs/benchmarks.md` times retraining on a free core; `python -m helpers.lab train`:",
         "resumable, one progress bar per run, finished runs are never redone). `python -m helpers.lab evaluate`",
         "recomputes every record of `helpers/lab/results/results.json` ("
@@ -172,5 +176,6 @@ def readme_lab_item(results: dict) -> str:
         f"  or every interval lies above its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
         "  the set-up choices and the comparison with the papers are in\n"
         "  [helpers/lab/results/RESULTS.md](helpers/lab/results/RESULTS.md); notebooks 03, 05b and 06 show them. Rebuild:\n"
-        "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`.\n"
+        "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`\n"
+        "  (the shipped seeds; the others: `train NAME --seeds K --out DIR`, then `evaluate --seeds K --checkpoints DIR`).\n"
     )
