@@ -129,6 +129,21 @@ def summary(results: dict, method: str, metric: str, length: int) -> dict:
 SAMPLE_FIELDS = ("n_lm_sequences", "n_attention_sequences", "passkey_depths", "passkey_keys_per_depth", "eval_seed")
 
 
+def _run_keys(results: dict) -> set[tuple]:
+    """(scale, method, seed) of every record."""
+    return {(r.get("scale", "tiny"), r["method"], r["seed"]) for r in results["records"]}
+
+
+def _summed_wall(old: dict, new: dict) -> dict:
+    """``{"wall_seconds": ...}`` for merged results: the sum of both evaluations' wall-clock times when the new
+    one added only new runs with the same number of processes (together they evaluated the whole grid once), the
+    old one's otherwise (empty if neither was timed)."""
+    ow, nw = old["meta"].get("wall_seconds"), new["meta"].get("wall_seconds")
+    if ow and nw and ow["jobs"] == nw["jobs"] and not _run_keys(old) & _run_keys(new):
+        return {"wall_seconds": {"all_scales": round(ow["all_scales"] + nw["all_scales"], 1), "jobs": ow["jobs"]}}
+    return {"wall_seconds": ow} if ow else {}
+
+
 def merge_results(old: dict, new: dict) -> dict:
     """``old`` with the records of ``new`` put in: each (scale, method, seed, task, length) of ``new`` replaces
     the same one of ``old``, every other record of ``old`` is kept; each method's seeds are joined. Raises
@@ -161,7 +176,16 @@ def merge_results(old: dict, new: dict) -> dict:
         seeds = sorted(set(o["meta"]["seeds"]) | set(n["meta"]["seeds"]))
         runs = lambda v: {(m, s) for m, info in v["methods"].items() for s in info["seeds"]}  # noqa: E731
         # the new evaluation's meta (timing included) only if it redid every run of the old; else the old's
-        meta = (n["meta"] | {"lengths": o["meta"]["lengths"]}) if runs(o) <= runs(n) else o["meta"]
+        if runs(o) <= runs(n):
+            meta = n["meta"] | {"lengths": o["meta"]["lengths"]}
+        elif not runs(o) & runs(n):  # only new runs (e.g. new seeds): the scale's evaluation work adds up
+            meta = o["meta"] | {
+                k: round(o["meta"][k] + n["meta"][k], 1)
+                for k in ("eval_seconds", "full_eval_seconds")
+                if k in o["meta"] and k in n["meta"]
+            }
+        else:
+            meta = o["meta"]
         order = {m: i for i, m in enumerate(METHODS)}
         methods = dict(sorted(methods.items(), key=lambda kv: order[kv[0]]))
         views[scale] = {"meta": meta | {"seeds": seeds}, "methods": methods}
@@ -181,6 +205,7 @@ def merge_results(old: dict, new: dict) -> dict:
     )
     first, *rest = views
     out = {**views[first], "scales": {s: views[s] for s in rest}}
+    out["meta"] = {**out["meta"], **_summed_wall(old, new)}
     out["checkpoints"] = dict(sorted({**old["checkpoints"], **new["checkpoints"]}.items()))
     out["records"] = records
     return out
