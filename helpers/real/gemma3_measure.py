@@ -216,10 +216,20 @@ def _model_for(model: RealGemma3, spec: dict) -> RealGemma3:
 
 
 def loss_by_position(model: RealGemma3, ids, *, block: int = BLOCK) -> dict:
-    """Token losses of ``ids`` (T,), summarised: block means (``block`` positions), inside / outside L, overall."""
+    """Token losses of ``ids`` (T,), summarised: block means (``block`` positions), inside / outside L, overall;
+    ``phases``: wall and CPU seconds of the hidden states and of the loss head."""
     L = model.config.max_position_embeddings
+    t, cpu = time.perf_counter(), time.process_time()
     hidden = model.hidden_states(ids)  # (T, d)
+    t1, cpu1 = time.perf_counter(), time.process_time()
     losses = model.head_losses(hidden[:-1], torch.as_tensor(ids[1:]))[0]  # (T-1,): position t predicts t + 1
+    phases = {  # the two parts of the cost: the 18 blocks, and the 262,144-way head (linear in T)
+        "hidden_states": {"seconds": round(t1 - t, 1), "cpu_seconds": round(cpu1 - cpu, 1)},
+        "loss_head": {
+            "seconds": round(time.perf_counter() - t1, 1),
+            "cpu_seconds": round(time.process_time() - cpu1, 1),
+        },
+    }
     return {
         "block": block,
         "loss_blocks": block_means(losses, block),
@@ -228,6 +238,7 @@ def loss_by_position(model: RealGemma3, ids, *, block: int = BLOCK) -> dict:
         "mean_outside": round(float(losses[L:].mean()), 5) if losses.size > L else None,
         "mean_last_1k": round(float(losses[-1024:].mean()), 5),
         "n_losses": int(losses.size),
+        "phases": phases,
     }
 
 
