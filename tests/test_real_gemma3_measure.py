@@ -462,3 +462,17 @@ def test_real_short_loss_run_reproduces_the_shipped_first_block(shipped):
     model = RealGemma3(config, weights)
     got = gm.loss_by_position(model, gm.bible_ids(tok, config.bos_token_id)("bible", 257))
     assert got["loss_blocks"][0] == pytest.approx(plain["loss_blocks"][0], abs=2e-4)
+
+
+def test_cost_model_fits_the_runs_it_is_given():
+    c = 3 * gm.GLOBAL_ATTENTION_CPU_PER_T2
+    loss = {"kind": "loss", "id": "L", "n_tokens": 8193}
+    loss["phases"] = {"hidden_states": {"cpu_seconds": 0.01 * 8193 + c * 8193**2}, "loss_head": {"cpu_seconds": 16.384}}
+    att = {"kind": "attention", "id": "A", "n_tokens": 4096, "cpu_seconds": 0.01 * 4096 + (c + 1e-6) * 4096**2}
+    model = gm.cost_model({"runs": [loss, att]})
+    assert (
+        model["a"] == pytest.approx(0.01) and model["h"] == pytest.approx(0.002) and model["e"] == pytest.approx(1e-6)
+    )
+    assert gm.estimated_cpu_seconds({"kind": "passkey", "n_tokens": 100}, model) == pytest.approx(1 + c * 1e4)
+    assert gm.estimated_cpu_seconds({"kind": "loss", "n_tokens": 100}, model) == pytest.approx(1.2 + c * 1e4)
+    assert gm.cost_model({"runs": [att]}) is None

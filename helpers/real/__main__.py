@@ -248,12 +248,21 @@ def _gemma3_measure(args) -> int:
         text=args.text,
     )
     out = args.out or RESULTS_FILE
-    if args.dry_run:
-        done = {r["id"] for r in load_results(out)["runs"] if "finished_at" in r}
+    if args.dry_run:  # the runs to do, each with its single-core CPU time estimated from the finished runs
+        from helpers.real.gemma3_measure import cost_model, estimated_cpu_seconds
+
+        results = load_results(out)
+        done = {r["id"] for r in results["runs"] if "finished_at" in r}
         todo = [s for s in plan if args.force or s["id"] not in done]
         print(f"{len(plan)} runs in the plan, {len(plan) - len(todo)} already in {out}, {len(todo)} to do")
+        model = cost_model(results)
+        total = 0.0
         for s in todo:
-            print(s["id"])
+            est = None if model is None else estimated_cpu_seconds(s, model)
+            total += est or 0.0
+            print(s["id"] if est is None else f"{s['id']}  ~{est / 60:.0f} CPU min")
+        if model is not None:
+            print(f"estimated total: ~{total / 3600:.1f} CPU hours on one core (fitted on {model['fitted_on']})")
         return 0
     import torch
 

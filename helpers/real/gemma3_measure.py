@@ -51,6 +51,8 @@ __all__ = [
     "PARTS",
     "RESULTS_FILE",
     "SCALED_LAYERS",
+    "cost_model",
+    "estimated_cpu_seconds",
     "measure_plan",
     "run_cost",
     "run_one",
@@ -288,6 +290,52 @@ def meta(config) -> dict:
             "matched to scaled_length = factor x context_length"
         ),
     }
+
+
+#: CPU seconds per T² of one global layer's causal attention (PyTorch's fused CPU kernel, H = 4, D = 256, one
+#: thread): 27 ns at T = 4,096, 31 ns at T = 2,048 (``F.scaled_dot_product_attention`` timed alone, 2 cores busy).
+GLOBAL_ATTENTION_CPU_PER_T2 = 27e-9
+
+
+def cost_model(results: dict, *, n_global: int = 3) -> dict | None:
+    """Single-core CPU seconds of a run of T tokens, fitted to the finished runs of ``results``:
+
+        hidden states  a·T + c·T²   (c = n_global · GLOBAL_ATTENTION_CPU_PER_T2: the global layers' attention)
+        loss head      h·T          (the 262,144-way head, a loss run only)
+        attention      e·T²         (the weights of every layer, an attention run only)
+
+    a and h: the largest loss run's ``phases``; e: the largest attention run. None without a loss run.
+    """
+    loss = [r for r in results["runs"] if r["kind"] == "loss" and "phases" in r]
+    if not loss:
+        return None
+    big = max(loss, key=lambda r: r["n_tokens"])
+    T = big["n_tokens"]
+    c = n_global * GLOBAL_ATTENTION_CPU_PER_T2
+    model = {
+        "a": (big["phases"]["hidden_states"]["cpu_seconds"] - c * T**2) / T,
+        "c": c,
+        "h": big["phases"]["loss_head"]["cpu_seconds"] / (T - 1),
+        "e": None,
+        "fitted_on": big["id"],
+    }
+    att = [r for r in results["runs"] if r["kind"] == "attention"]
+    if att:
+        r = max(att, key=lambda r: r["n_tokens"])
+        n = r["n_tokens"]
+        model["e"] = max(0.0, (r["cpu_seconds"] - model["a"] * n - c * n**2) / n**2)
+    return model
+
+
+def estimated_cpu_seconds(spec: dict, model: dict) -> float | None:
+    """A run's single-core CPU seconds under :func:`cost_model`'s ``model`` (None where it has no coefficient)."""
+    T = spec["n_tokens"]
+    hidden = model["a"] * T + model["c"] * T**2
+    if spec["kind"] == "loss":
+        return hidden + model["h"] * T
+    if spec["kind"] == "passkey":
+        return hidden
+    return None if model["e"] is None else hidden + model["e"] * T**2
 
 
 def _done(run: dict) -> bool:
