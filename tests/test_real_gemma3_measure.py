@@ -350,7 +350,7 @@ def test_factor_one_is_fine_for_plain_rope_only():
     args = p.parse_args(["gemma3-measure", "--factor", "1", "--methods", "default"])
     _check_gemma3_measure_args(p, args)  # no error
     args = p.parse_args(["gemma3-measure"])
-    assert (args.parts, args.lengths, args.factor, args.trials) == (["attention", "loss", "passkey"], [49152], 1.5, 10)
+    assert (args.parts, args.lengths, args.factor, args.trials) == (["attention", "loss", "passkey"], [65536], 2.0, 10)
 
 
 # --------------------------------------------------------------------------- the shipped results file

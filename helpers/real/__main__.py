@@ -91,8 +91,8 @@ def _gemma3_measure_parser(sub) -> None:
         "--lengths",
         nargs="+",
         type=_int_at_least(2, " (tokens)"),
-        default=[49152],
-        help="loss-by-position lengths, <bos> included (default 49152 = 1.5 L)",
+        default=[65536],
+        help="loss-by-position lengths, <bos> included (default 65536 = 2L; a run's first n tokens are a shorter run)",
     )
     gm.add_argument(
         "--attention-tokens",
@@ -105,8 +105,8 @@ def _gemma3_measure_parser(sub) -> None:
         "--passkey-lengths",
         nargs="+",
         type=_int_at_least(128, " (tokens)"),
-        default=[4096, 8192, 16384, 32768, 49152],
-        help="passkey prompt lengths (default 4096 8192 16384 32768 49152)",
+        default=[4096, 16384, 32768, 65536],
+        help="passkey prompt lengths (default 4096 16384 32768 65536)",
     )
     gm.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS, help="default: all")
     gm.add_argument(
@@ -116,7 +116,7 @@ def _gemma3_measure_parser(sub) -> None:
         choices=SCALED_LAYERS,
         help="which layers a scaled method changes: global (full_attention only) and/or all (default: both)",
     )
-    gm.add_argument("--factor", type=factor_arg, default=1.5, help="scale factor s > 1 (default 1.5: s·L = 49152)")
+    gm.add_argument("--factor", type=factor_arg, default=2.0, help="scale factor s > 1 (default 2: s·L = 65536)")
     gm.add_argument("--trials", type=_int_at_least(1), default=10, help="passkey trials per (length, method)")
     gm.add_argument("--text", default="bible", choices=TEXT_NAMES, help="text of the attention and loss runs")
     gm.add_argument("--out", default=None, help="results file (default: helpers/real/results/gemma3_results.json)")

@@ -30,6 +30,7 @@ layers' attention as T², and a loss run's 262,144-way head linearly (it dominat
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -63,7 +64,7 @@ RESULTS_FILE = Path(__file__).resolve().parent / "results" / "gemma3_results.jso
 PARTS = ("attention", "loss", "passkey")
 #: The RoPE of a run: plain (``default``) or a scaling method of :data:`helpers.scaling.ROPE_SCALING`.
 METHODS = ("default", "linear", "yarn")
-#: Positions per stored loss block (49,152 tokens -> 192 numbers per run).
+#: Positions per stored loss block (65,536 tokens -> 256 numbers per run).
 BLOCK = 256
 
 
@@ -85,11 +86,11 @@ def measure_plan(
     context_length: int,
     parts=PARTS,
     attention_lengths=(4096,),
-    loss_lengths=(49152,),
-    passkey_lengths=(4096, 8192, 16384, 32768, 49152),
+    loss_lengths=(65536,),
+    passkey_lengths=(4096, 16384, 32768, 65536),
     methods=METHODS,
     layers=SCALED_LAYERS,
-    factor: float = 1.5,
+    factor: float = 2.0,
     trials: int = 10,
     text: str = "bible",
 ) -> list[dict]:
@@ -342,6 +343,24 @@ def _done(run: dict) -> bool:
     return "finished_at" in run
 
 
+@contextlib.contextmanager
+def _writing(path: Path):
+    """Hold an exclusive lock on the results file's directory while reading, changing and writing the file
+    (POSIX ``flock``; elsewhere no lock: run one process per file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def run_plan(
     model: RealGemma3,
     tokenizer,
@@ -374,10 +393,11 @@ def run_plan(
             break
         say(f"[{i}/{len(todo)}] start {spec['id']}")
         res = run_one(model, tokenizer, spec, text_ids=text_ids)
-        results = load_results(path)  # re-read: another process may have written meanwhile
-        results["meta"] = meta(model.config)
-        results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
-        write_results(results, path)
+        with _writing(path):  # two processes may share one file (e.g. --parts loss in one, passkey in another)
+            results = load_results(path)  # re-read: another process may have written meanwhile
+            results["meta"] = meta(model.config)
+            results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
+            write_results(results, path)
         say(
             f"[{i}/{len(todo)}] done  {spec['id']}: {res['seconds']} s wall, {res['cpu_seconds']} s CPU, "
             f"peak {res['peak_rss_gb']} GB"
