@@ -260,7 +260,7 @@ def _gemma3_measure(args) -> int:
         for s in todo:
             est = None if model is None else estimated_cpu_seconds(s, model)
             total += est or 0.0
-            print(s["id"] if est is None else f"{s['id']}  ~{est / 60:.0f} CPU min")
+            print(s["id"] if est is None else f"{s['id']}  ~{est / 60:.1f} CPU min")
         if model is not None:
             print(f"estimated total: ~{total / 3600:.1f} CPU hours on one core (fitted on {model['fitted_on']})")
         return 0

@@ -294,8 +294,9 @@ def meta(config) -> dict:
 
 
 #: CPU seconds per T² of one global layer's causal attention (PyTorch's fused CPU kernel, H = 4, D = 256, one
-#: thread): 27 ns at T = 4,096, 31 ns at T = 2,048 (``F.scaled_dot_product_attention`` timed alone, 2 cores busy).
-GLOBAL_ATTENTION_CPU_PER_T2 = 27e-9
+#: thread, ``F.scaled_dot_product_attention`` timed alone with both cores busy): 31, 27, 24.9 and 24.7 ns at
+#: T = 2,048, 4,096, 8,192 and 16,384 (peak 0.49 GB at 16,384: memory linear in T).
+GLOBAL_ATTENTION_CPU_PER_T2 = 25e-9
 
 
 def cost_model(results: dict, *, n_global: int = 3) -> dict | None:
