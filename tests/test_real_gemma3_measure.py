@@ -206,7 +206,7 @@ def test_runs_measure_what_they_say(small, tmp_path):
     pk = [r for r in runs.values() if r["kind"] == "passkey"]
     assert all(r["prompt_tokens"] <= r["n_tokens"] and 0 <= r["digits_correct"] <= 5 for r in pk)
     att = runs["kind=attention/text=bible/n_tokens=24/method=default"]
-    assert att["edges"] == [0, 1, 2, 4, 8, 16, 24] and sorted(att["layers"], key=int) == [str(i) for i in range(6)]
+    assert att["edges"] == [0, 1, 2, 4, 8, 16, 24] and sorted(att["by_layer"], key=int) == [str(i) for i in range(6)]
 
 
 def test_a_present_run_is_skipped_a_cut_off_run_redone_and_force_redoes(small, tmp_path, monkeypatch):
@@ -277,7 +277,7 @@ def test_attention_by_distance_equals_hf_eager_attention_weights(small):
     d = torch.arange(T)[:, None] - torch.arange(T)[None, :]
     for i, w in enumerate(weights):
         w = w[0].double()  # (H, T, T)
-        layer = got["layers"][str(i)]
+        layer = got["by_layer"][str(i)]
         mass = [
             float(w[:, (d >= lo) & (d < hi)].sum() / (w.shape[0] * T))
             for lo, hi in zip(edges[:-1], edges[1:], strict=True)
@@ -383,9 +383,9 @@ def test_shipped_results_schema(shipped):
 def test_shipped_attention_by_distance_is_consistent(shipped):
     for r in (r for r in shipped["runs"] if r["kind"] == "attention"):
         T, edges = r["n_tokens"], r["edges"]
-        assert edges == distance_edges(T) and sorted(r["layers"], key=int) == [str(i) for i in range(18)]
+        assert edges == distance_edges(T) and sorted(r["by_layer"], key=int) == [str(i) for i in range(18)]
         pairs = [sum(T - x for x in range(lo, hi)) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
-        for i, layer in r["layers"].items():
+        for i, layer in r["by_layer"].items():
             assert layer["type"] == GEMMA3_270M.layer_types[int(i)]
             assert sum(layer["mass"]) == pytest.approx(1.0, abs=1e-4)
             assert sum(layer["mass_without_bos"]) + layer["bos_weight"] * (T - 1) / T == pytest.approx(

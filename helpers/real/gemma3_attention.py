@@ -105,7 +105,7 @@ def layer_attention_by_distance(
 @torch.inference_mode()
 def attention_by_distance(model, ids, *, layers=None, edges=None, block: int = 512) -> dict:
     """Attention by distance for ``layers`` (default: every layer) of a :class:`helpers.real.gemma3.RealGemma3`
-    over token ids (T,), from one forward pass. Returns ``{"edges": [...], "layers": {str(ℓ): layer dict}}``.
+    over token ids (T,), from one forward pass. Returns ``{"edges": [...], "by_layer": {str(ℓ): layer dict}}``.
 
     Memory: the captured tensors, about 10·H·T·D bytes per layer (40 MB per layer at T = 4,096 for Gemma 3 270M),
     plus one block of weights (H, ``block``, T).
@@ -123,9 +123,9 @@ def attention_by_distance(model, ids, *, layers=None, edges=None, block: int = 5
     edges = distance_edges(T) if edges is None else list(edges)
     capture = {"layers": set(layers)}
     model.hidden_states(ids, capture=capture)
-    out = {"edges": edges, "layers": {}}
+    out = {"edges": edges, "by_layer": {}}
     for i in layers:
-        out["layers"][str(i)] = layer_attention_by_distance(
+        out["by_layer"][str(i)] = layer_attention_by_distance(
             capture.pop(i),
             c.layer_types[i],
             scale=c.query_pre_attn_scalar**-0.5,
