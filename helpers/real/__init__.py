@@ -10,6 +10,9 @@ One module per idea; nothing is downloaded or loaded at import time:
 * :mod:`helpers.real.model`      the small Llama forward pass, RoPE from :mod:`helpers.rope` / :mod:`helpers.scaling`
 * :mod:`helpers.real.gemma3`     Gemma 3's forward pass: per-layer-type RoPE, blocked sliding-window attention
 * :mod:`helpers.real.gemma3_check` Gemma 3 against HF on the same GGUF, and the cost of a forward pass (JSON)
+* :mod:`helpers.real.gemma3_attention` Gemma 3's attention weight by query–key distance, local and global layers
+* :mod:`helpers.real.gemma3_measure` Gemma 3 on real text: attention by distance, loss by position with plain and
+  scaled RoPE (global layers only or every layer), passkey; resumable runs into ``results/gemma3_results.json``
 * :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
 * :mod:`helpers.real.evaluate`   loss by position, sliding windows, passkey; resumable runs into JSON
 * :mod:`helpers.real.passkey`    the passkey prompt, its keys and depths, one trial scored in one pass
@@ -17,5 +20,5 @@ One module per idea; nothing is downloaded or loaded at import time:
 * :mod:`helpers.real.report`     docs/real-model.md from the results file
 
 Command line: ``python -m helpers.real fetch [--model gemma3] | evaluate | try-it | report | figure | gemma3-check |
-gemma3-cost``.
+gemma3-cost | gemma3-measure``.
 """

@@ -1,6 +1,9 @@
 """``python -m helpers.real fetch`` downloads and caches everything chapter 07 needs (``--model gemma3``: Gemma 3
 270M, under the Gemma Terms of Use);
-``python -m helpers.real evaluate`` runs the long measurements (resumable) into the shipped results file."""
+``python -m helpers.real evaluate`` runs chapter 07's long measurements (resumable) into the shipped results file;
+``python -m helpers.real gemma3-check`` / ``gemma3-cost`` compare Gemma 3 270M with HF and time one pass;
+``python -m helpers.real gemma3-measure`` runs Gemma 3 270M's measurements (attention by distance, loss by
+position with plain and scaled RoPE, passkey; resumable) into helpers/real/results/gemma3_results.json."""
 
 from __future__ import annotations
 
@@ -70,11 +73,76 @@ def build_parser() -> argparse.ArgumentParser:
     gk = sub.add_parser("gemma3-cost", help="Gemma 3 270M: time and peak memory of one forward pass over N tokens")
     gk.add_argument("--tokens", type=_int_at_least(2, " (tokens)"), required=True, help="sequence length")
     gk.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
+    _gemma3_measure_parser(sub)
     return p
 
 
+def _gemma3_measure_parser(sub) -> None:
+    from helpers.real.gemma3_measure import METHODS, PARTS, SCALED_LAYERS
+
+    gm = sub.add_parser(
+        "gemma3-measure",
+        help="Gemma 3 270M on real text: attention by distance, loss by position, passkey (resumable)",
+        description="Each finished run is written at once into the results file and skipped when present "
+        "(--force redoes it). One line per run goes to stderr.",
+    )
+    gm.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS, help="default: all three")
+    gm.add_argument(
+        "--lengths",
+        nargs="+",
+        type=_int_at_least(2, " (tokens)"),
+        default=[65536],
+        help="loss-by-position lengths, <bos> included (default 65536 = 2L; a run's first n tokens are a shorter run)",
+    )
+    gm.add_argument(
+        "--attention-tokens",
+        nargs="+",
+        type=_int_at_least(2, " (tokens)"),
+        default=[4096],
+        help="attention-by-distance lengths (default 4096)",
+    )
+    gm.add_argument(
+        "--passkey-lengths",
+        nargs="+",
+        type=_int_at_least(128, " (tokens)"),
+        default=[4096, 16384, 32768, 65536],
+        help="passkey prompt lengths (default 4096 16384 32768 65536)",
+    )
+    gm.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS, help="default: all")
+    gm.add_argument(
+        "--scaled-layers",
+        nargs="+",
+        default=list(SCALED_LAYERS),
+        choices=SCALED_LAYERS,
+        help="which layers a scaled method changes: global (full_attention only) and/or all (default: both)",
+    )
+    gm.add_argument("--factor", type=factor_arg, default=2.0, help="scale factor s > 1 (default 2: s·L = 65536)")
+    gm.add_argument("--trials", type=_int_at_least(1), default=10, help="passkey trials per (length, method)")
+    gm.add_argument("--text", default="bible", choices=TEXT_NAMES, help="text of the attention and loss runs")
+    gm.add_argument("--out", default=None, help="results file (default: helpers/real/results/gemma3_results.json)")
+    gm.add_argument("--force", action="store_true", help="redo runs already in the results file")
+    gm.add_argument("--dry-run", action="store_true", help="list the runs still to do and exit")
+    gm.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (default 1)")
+    gm.add_argument("--budget-minutes", type=minutes_arg, default=None, help="start no new run after this many minutes")
+
+
+def _check_gemma3_measure_args(p: argparse.ArgumentParser, args) -> None:
+    """Flag combinations argparse cannot check: repeated values, a factor of 1 with a scaled method."""
+    for flag in ("parts", "lengths", "attention_tokens", "passkey_lengths", "methods", "scaled_layers"):
+        values = getattr(args, flag)
+        repeated = sorted({v for v in values if values.count(v) > 1}, key=str)
+        if repeated:
+            p.error(f"argument --{flag.replace('_', '-')}: each value at most once, got {repeated} repeated")
+    if args.factor == 1.0 and set(args.methods) - {"default"}:
+        p.error(
+            "argument --factor: must be > 1 when --methods includes a scaled method "
+            f"({', '.join(m for m in args.methods if m != 'default')}): at s = 1 it is plain RoPE"
+        )
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
 
     if args.command == "figure":
         return _figure(args.out, args.results)
@@ -84,6 +152,9 @@ def main(argv=None) -> int:
         check_against_hf(args.n_tokens, threads=args.threads)
         print(RESULTS_FILE)
         return 0
+    if args.command == "gemma3-measure":
+        _check_gemma3_measure_args(parser, args)
+        return _gemma3_measure(args)
     if args.command == "gemma3-cost":
         from helpers.real.gemma3_check import RESULTS_FILE, forward_cost
 
@@ -156,6 +227,60 @@ def main(argv=None) -> int:
     config, weights = load_weights()
     budget = None if args.budget_minutes is None else 60 * args.budget_minutes
     run_plan(RealLlama(config, weights), load_tokenizer(), plan, out, budget_seconds=budget)
+    return 0
+
+
+def _gemma3_measure(args) -> int:
+    from helpers.real.gemma3_measure import RESULTS_FILE, load_results, measure_plan, run_plan
+    from helpers.real.gguf_load import read_gemma3_config
+
+    config = read_gemma3_config()  # the trained context L from the GGUF metadata
+    plan = measure_plan(
+        context_length=config.max_position_embeddings,
+        parts=tuple(args.parts),
+        attention_lengths=tuple(args.attention_tokens),
+        loss_lengths=tuple(args.lengths),
+        passkey_lengths=tuple(args.passkey_lengths),
+        methods=tuple(args.methods),
+        layers=tuple(args.scaled_layers),
+        factor=args.factor,
+        trials=args.trials,
+        text=args.text,
+    )
+    out = args.out or RESULTS_FILE
+    if args.dry_run:  # the runs to do, each with its single-core CPU time estimated from the finished runs
+        from helpers.real.gemma3_measure import cost_model, estimated_cpu_seconds
+
+        results = load_results(out)
+        done = {r["id"] for r in results["runs"] if "finished_at" in r}
+        todo = [s for s in plan if args.force or s["id"] not in done]
+        print(f"{len(plan)} runs in the plan, {len(plan) - len(todo)} already in {out}, {len(todo)} to do")
+        model = cost_model(results)
+        total = 0.0
+        for s in todo:
+            est = None if model is None else estimated_cpu_seconds(s, model)
+            total += est or 0.0
+            print(s["id"] if est is None else f"{s['id']}  ~{est / 60:.1f} CPU min")
+        if model is not None:
+            print(f"estimated total: ~{total / 3600:.1f} CPU hours on one core (fitted on {model['fitted_on']})")
+        return 0
+    import torch
+
+    from helpers.real.gemma3 import RealGemma3
+    from helpers.real.gguf_load import load_weights
+    from helpers.real.tokenizer import load_gemma3_tokenizer
+
+    torch.set_num_threads(args.threads)
+    config, weights = load_weights("gemma3", quiet=True)
+    budget = None if args.budget_minutes is None else 60 * args.budget_minutes
+    run_plan(
+        RealGemma3(config, weights),
+        load_gemma3_tokenizer(quiet=True),
+        plan,
+        out,
+        force=args.force,
+        budget_seconds=budget,
+    )
     return 0
 
 

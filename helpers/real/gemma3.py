@@ -29,6 +29,7 @@ is in HF's *half-split* layout and is rotated as such. Used by the chapter on 20
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 
@@ -42,7 +43,7 @@ from helpers.real.gguf_load import Gemma3Config
 from helpers.real.model import chunked_head_losses
 from helpers.rope import apply_rope, rope_cos_sin
 
-__all__ = ["RealGemma3", "gemma3_rope_schedule", "sliding_window_attention"]
+__all__ = ["SCALED_LAYERS", "RealGemma3", "gemma3_rope_schedule", "scaled_rope_parameters", "sliding_window_attention"]
 
 #: The per-block tensors (GGUF names after ``blk.N.``) and what HF calls them.
 BLOCK_TENSORS = {
@@ -86,6 +87,43 @@ def gemma3_rope_schedule(config: Gemma3Config, rope_parameters: Mapping | None =
     return rope_by_layer_type(dict(hf, rope_parameters=params))
 
 
+#: Which layers a scaled ``rope_parameters`` dict changes: the global (full_attention) layers only, as Gemma 3's
+#: larger models ship it (linear, factor 8), or every layer.
+SCALED_LAYERS = ("global", "all")
+
+
+def scaled_rope_parameters(config: Gemma3Config, method: str, factor: float, layers: str = "global") -> dict:
+    """The per-layer-type ``rope_parameters`` (HF 5.24 format) that scale ``layers`` of ``config`` by ``method``.
+
+    ``method``: a :data:`helpers.scaling.ROPE_SCALING` name whose frequencies do not depend on the current length
+    (``default``, ``linear``, ``yarn``, ...); its dict is :func:`helpers.scaling.scaling_config` ``(method, factor,
+    L, hf=True)`` with L = ``config.max_position_embeddings`` (32,768 for Gemma 3 270M), plus each layer type's
+    own ``rope_theta`` (sliding 1e4, full 1e6). ``layers``: ``"global"`` scales the full_attention layers only
+    (the sliding layers keep plain RoPE), ``"all"`` scales both types. ``default`` gives the file's own dict.
+    E.g. linear, s = 2, global: ``{"sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+    "full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}}``.
+    """
+    from helpers._checks import check_choice
+    from helpers.scaling import ROPE_SCALING, scaling_config
+
+    method = check_choice("method", method, tuple(ROPE_SCALING))
+    if ROPE_SCALING[method].reads_length:
+        raise ValueError(
+            f"method {method!r} sets its frequencies from the current length; choose one that does not "
+            f"(e.g. 'linear', 'yarn')"
+        )
+    layers = check_choice("layers", layers, SCALED_LAYERS)
+    file = config.hf_config()["rope_parameters"]  # layer type -> {"rope_type": "default", "rope_theta": base}
+    scaled = scaling_config(method, factor, config.max_position_embeddings, hf=True)
+    out = {}
+    for t, p in file.items():
+        if method == "default" or (layers == "global" and t != "full_attention"):
+            out[t] = dict(p)
+        else:
+            out[t] = {**scaled, "rope_theta": p["rope_theta"]}
+    return out
+
+
 class RealGemma3:
     """Inference-only Gemma 3 over dequantised GGUF weights (float32, CPU, no autograd).
 
@@ -127,7 +165,16 @@ class RealGemma3:
                     "n_post_ffw": w["post_ffw_norm.weight"] - 1.0,  # (d,)
                 }
             )
+        self.rope_parameters = None if rope_parameters is None else dict(rope_parameters)
         self.schedule = gemma3_rope_schedule(c, rope_parameters)
+
+    def with_rope_parameters(self, rope_parameters) -> RealGemma3:
+        """The same model (weights shared, nothing copied) rotating with another per-layer-type ``rope_parameters``
+        (see :func:`gemma3_rope_schedule`; None: the file's)."""
+        other = copy.copy(self)
+        other.rope_parameters = None if rope_parameters is None else dict(rope_parameters)
+        other.schedule = gemma3_rope_schedule(self.config, rope_parameters)
+        return other
 
     # ------------------------------------------------------------------ pieces
     def rms_norm(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -159,7 +206,8 @@ class RealGemma3:
         """Final normalised hidden states (T, d) of token ids (T,), one sequence starting at position 0.
 
         ``capture``: a dict with key ``"layers"`` (a set of layer indices); for those layers the normalised,
-        rotated q (H, T, D) and k (Hkv, T, D) are stored in it (for attention-by-distance measurements).
+        rotated q (H, T, D) and k (Hkv, T, D) and v (Hkv, T, D) are stored in it, and the attention output
+        (H, T, D) (for attention-by-distance measurements: :mod:`helpers.real.gemma3_attention`).
         """
         c = self.config
         ids = self._check_ids(ids)  # (T,)
@@ -177,9 +225,9 @@ class RealGemma3:
             if self.schedule.rotates[i]:
                 q = apply_rope(q, cos, sin, layout="half_split")  # (H, T, D)
                 k = apply_rope(k, cos, sin, layout="half_split")  # (Hkv, T, D)
-            if capture is not None and i in capture.get("layers", ()):
-                capture[i] = {"q_rot": q.clone(), "k_rot": k.clone()}
             att = self._attend(q, k, v, L["type"])  # (H, T, D)
+            if capture is not None and i in capture.get("layers", ()):
+                capture[i] = {"q_rot": q.clone(), "k_rot": k.clone(), "v": v.clone(), "out": att.clone()}
             x = x + self.rms_norm(att.transpose(0, 1).reshape(T, H * D) @ L["o"].T, L["n_post_attn"])  # (T, d)
             h = self.rms_norm(x, L["n_pre_ffw"])  # (T, d)
             gate, up = (h @ L["gate_up"].T).chunk(2, dim=-1)  # (T, F) each

@@ -28,9 +28,12 @@ def passkey_keys(n: int, seed: int = 0) -> list[int]:
     return [int(k) for k in np.random.default_rng(seed).integers(10000, 100000, size=n)]
 
 
-def passkey_prompt(tokenizer, n_tokens: int, depth: float, key: int) -> tuple[list[int], list[int]]:
-    """Prompt ids (about ``n_tokens`` long, never more) with the key line at fraction ``depth`` of the filler,
-    and the answer ids (" " + the 5 digits: 6 tokens). Plain text, no chat template."""
+def passkey_prompt(
+    tokenizer, n_tokens: int, depth: float, key: int, *, bos: int | None = None
+) -> tuple[list[int], list[int]]:
+    """Prompt ids (about ``n_tokens`` long with the answer, never more) with the key line at fraction ``depth`` of
+    the filler, and the answer ids (" " + the 5 digits: 6 tokens with SmolLM2's tokenizer). Plain text, no chat
+    template. ``bos``: a token id put first (Gemma 3 is run with ``<bos>`` first; SmolLM2 without)."""
     if not 0.0 <= depth <= 1.0:
         raise ValueError(f"depth must be in [0, 1], got {depth}")
     if not 10000 <= int(key) <= 99999:
@@ -39,6 +42,8 @@ def passkey_prompt(tokenizer, n_tokens: int, depth: float, key: int) -> tuple[li
     task, filler, question = enc(TASK).ids, enc(FILLER).ids, enc(QUESTION).ids
     key_ids = enc(KEY_LINE.format(key=key)).ids
     answer = enc(f" {key}").ids
+    if bos is not None:
+        task = [int(bos)] + task
     n_fill = (n_tokens - len(task) - len(key_ids) - len(question) - len(answer)) // len(filler)
     if n_fill < 1:
         raise ValueError(f"n_tokens = {n_tokens} is too short for a passkey prompt")
@@ -47,14 +52,19 @@ def passkey_prompt(tokenizer, n_tokens: int, depth: float, key: int) -> tuple[li
     return prompt, answer
 
 
-def passkey_trial(model: RealLlama, tokenizer, n_tokens: int, depth: float, key: int, **rope) -> dict:
-    """One passkey trial scored in one pass (teacher forcing; see the module docstring). ``rope``: method, factor."""
-    prompt, answer = passkey_prompt(tokenizer, n_tokens, depth, key)
+def passkey_trial(
+    model: RealLlama, tokenizer, n_tokens: int, depth: float, key: int, *, bos: int | None = None, **rope
+) -> dict:
+    """One passkey trial scored in one pass (teacher forcing; see the module docstring). ``rope``: method, factor
+    (SmolLM2's :class:`~helpers.real.model.RealLlama`; a :class:`~helpers.real.gemma3.RealGemma3` carries its
+    rotation and takes none). ``bos``: see :func:`passkey_prompt`. ``digits_correct`` counts the answer's tokens
+    after the first (the 5 digits, one token each, with either tokenizer) whose argmax is right."""
+    prompt, answer = passkey_prompt(tokenizer, n_tokens, depth, key, bos=bos)
     ids = prompt + answer
     hidden = model.hidden_states(ids, **rope)  # (T, d_model)
     n = len(answer)
     losses, hits = model.head_losses(hidden[-n - 1 : -1], answer)  # (n,), (n,)
-    pred = (hidden[-n - 1 : -1] @ model.embed.T).argmax(-1).tolist()
+    pred = (hidden[-n - 1 : -1] @ model.head.T).argmax(-1).tolist()  # (n,): the greedy answer
     return {
         "correct": bool(hits.all()),
         "digits_correct": int(hits[1:].sum()),
