@@ -1166,7 +1166,7 @@ def test_cli_trains_and_evaluates_the_hybrids_only_when_asked(tmp_path, capsys):
     assert all(r["status"] == "ok" for r in results["records"])
     for family in HYBRID_FAMILIES:
         assert f"| `{family}` ({POSITIONAL_FAMILIES[family].label}) |" in printed
-    assert findings(results) == []  # no claim is about the hybrids: nothing to judge, nothing fails
+    assert findings(results) == []  # the claims are defined on L..8L only: nothing judged, nothing fails
     # the default evaluation of the same directory asks for no hybrid: it finds nothing of the shipped grid there
     assert cli.main(["evaluate", "--scales", "tiny", "--checkpoints", str(tmp_path), "--no-write"]) == 1
     assert "no trained checkpoint" in capsys.readouterr().err
@@ -1174,3 +1174,34 @@ def test_cli_trains_and_evaluates_the_hybrids_only_when_asked(tmp_path, capsys):
     assert cli.main([*missing, "--no-write"]) == 1
     err = capsys.readouterr().err
     assert str(tmp_path / "irope.seed3.json") in err and "Traceback" not in err
+
+
+def test_hybrid_findings_are_judged_where_their_records_exist_and_absent_otherwise():
+    """The shipped results have no hybrid records: no hybrid finding. Records named after the hybrids (copies of
+    `nope`'s and `alibi`'s, so the numbers are known) make each hybrid finding appear, judged on every seed."""
+    import copy
+
+    from helpers.lab.methods import HYBRIDS
+
+    shipped = load_results()
+    keys = {f["key"] for f in findings(shipped)}
+    hybrid_keys = {*(f"{h}_family" for h in HYBRIDS), *(f"{h}_passkey_past_L" for h in HYBRIDS), "irope_temperature"}
+    assert not keys & hybrid_keys
+    results = copy.deepcopy(shipped)
+    source = {"irope": "nope", "irope_temp": "alibi", "local_global": "nope"}
+    for hybrid, other in source.items():
+        results["methods"][hybrid] = {**results["methods"][other], "name": hybrid, "family": hybrid}
+        results["records"] += [
+            {**r, "method": hybrid, "family": hybrid}
+            for r in shipped["records"]
+            if r["method"] == other and r.get("scale", "tiny") == "tiny"
+        ]
+    found = {f["key"]: f for f in findings(results)}
+    assert hybrid_keys <= set(found)
+    for key in hybrid_keys:
+        assert found[key]["n"] == len(SEEDS) and found[key]["seeds"] == list(SEEDS)
+    expected = {f["key"]: f["holds"] for f in findings(shipped)}
+    assert found["irope_family"]["holds"] == expected["nope_family"]  # the same records: the same verdict
+    assert found["irope_temp_family"]["holds"] == expected["alibi_family"]
+    loss8 = {m: seed_values(results, m, "loss", 512) for m in ("irope", "irope_temp")}
+    assert found["irope_temperature"]["holds"] == int((loss8["irope_temp"] < loss8["irope"]).sum())
