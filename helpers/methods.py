@@ -85,6 +85,27 @@ POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
         "a learned per-head bias over log-spaced distance buckets added to the scores",
         "Raffel et al. 2020, arXiv 1910.10683",
     ),
+    "irope": MethodInfo(
+        "iRoPE (RoPE / NoPE layers)",
+        "deepskyblue",
+        "--",
+        "RoPE on some layers, no positional encoding on the others",
+        "Meta 2025, Llama 4 (iRoPE)",
+    ),
+    "irope_temp": MethodInfo(
+        "iRoPE + query temperature",
+        "mediumblue",
+        "--",
+        "iRoPE whose NoPE layers scale the queries by 1 + α·ln(1 + ⌊(m + 1)/F⌋)",
+        "Meta 2025, Llama 4; Nakanishi 2025, arXiv 2501.19399",
+    ),
+    "local_global": MethodInfo(
+        "local (small base) / global (large base)",
+        "chocolate",
+        "--",
+        "sliding-window layers with a small RoPE base beside full-attention layers with a large one",
+        "Gemma Team 2025, arXiv 2503.19786",
+    ),
 }
 
 

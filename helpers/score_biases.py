@@ -64,12 +64,27 @@ def relative_positions(query_len: int, key_len: int | None = None, *, offset: in
 
 
 def causal_additive_mask(
-    query_len: int, key_len: int | None = None, *, offset: int = 0, dtype: torch.dtype = torch.float32
+    query_len: int,
+    key_len: int | None = None,
+    *,
+    offset: int = 0,
+    dtype: torch.dtype = torch.float32,
+    window: int | None = None,
 ) -> torch.Tensor:
-    """0 where key n ≤ query m, −inf where n > m. Shape (T_q, T_k); add it to the logits (with any bias)."""
-    rel = relative_positions(query_len, key_len, offset=offset)  # (T_q, T_k)
+    """0 where key n ≤ query m, −inf where n > m. Shape (T_q, T_k); add it to the logits (with any bias).
+
+    ``window`` W (an int >= 1, or None for full causal attention): a sliding window, also −inf where m − n >= W, so
+    query m sees keys m − W + 1 .. m and a key beyond gets exactly zero weight after the softmax. The same rule as
+    HF 5.24's ``masking_utils.sliding_window_causal_mask_function`` (kv > q − W and kv <= q; Gemma 2/3's
+    ``sliding_attention`` layers, Beltagy et al. 2020, arXiv 2004.05150 §3.1) and as
+    :func:`helpers.real.gemma3.sliding_window_attention`.
+    """
+    rel = relative_positions(query_len, key_len, offset=offset)  # (T_q, T_k): n − m
     zeros = torch.zeros(rel.shape, dtype=dtype)  # (T_q, T_k)
-    return zeros.masked_fill(rel > 0, float("-inf"))  # (T_q, T_k)
+    hidden = rel > 0  # keys after the query
+    if window is not None:
+        hidden = hidden | (-rel >= check_int("window", window, minimum=1))  # m − n >= W: beyond the window
+    return zeros.masked_fill(hidden, float("-inf"))  # (T_q, T_k)
 
 
 # --------------------------------------------------------------------------- ALiBi

@@ -137,9 +137,14 @@ def test_training_batch_mixes_tasks():
 
 
 # --------------------------------------------------------------------------- the positional interface
+#: A hybrid needs a layer of each kind: 2 layers, a window (5) and a temperature step (4) shorter than the sequences.
+HYBRID_TINY = {"n_layers": 2, "sliding_window": 5, "floor_scale": 4, "attn_scale": 0.3, "global_rope_base": 5000.0}
+
+
 def _config(family, **extra):
-    """A small config of ``family`` (TINY's parameters of the other families left out)."""
-    return LabConfig.build(family, shared=True, **(TINY | extra))
+    """A small config of ``family`` (TINY's parameters of the other families left out; a hybrid gets HYBRID_TINY)."""
+    hybrid = HYBRID_TINY if FAMILIES[family].group == "hybrid" else {}
+    return LabConfig.build(family, shared=True, **(TINY | hybrid | extra))
 
 
 def _model(family, **extra):
@@ -150,22 +155,36 @@ HOOKS = ("add_to_embeddings", "rotate", "score_bias")
 
 
 def test_every_family_is_one_positional_object_with_the_three_hooks():
-    """Each family is one registered class, named in the vocabulary, overriding at least one hook unless it is NoPE;
-    the hooks it does not override are the base class's identity / no bias, and those it does change something."""
+    """Each family is one registered class, named in the vocabulary, overriding at least one hook unless it is NoPE
+    (a hybrid: in the layer objects it returns from ``layer``); the hooks it does not override are the base class's
+    identity / no bias, and those it does change something."""
     assert list(FAMILIES) == [f for f in POSITIONAL_FAMILIES if f in FAMILIES] and set(FAMILIES) == set(
         POSITIONAL_FAMILIES
     )
     h = torch.randn(2, 8, TINY["d_model"])  # (B, T, D)
     q, k = torch.randn(2, 2, 8, 16), torch.randn(2, 2, 8, 16)  # (B, H, T, d_h)
     for family, cls in FAMILIES.items():
-        pos = _model(family).positional
+        model = _model(family)
+        pos = model.positional
         assert type(pos) is cls and isinstance(pos, Positional) and pos.family == family
-        hooks = {name for name in HOOKS if getattr(cls, name) is not getattr(Positional, name)}
+        assert cls.group in ("main", "hybrid")
+        layers = [pos.layer(i) for i in range(model.config.n_layers)]
+        assert all(x is pos for x in layers) == (cls.group == "main"), family  # only hybrids differ per layer
+        hooks = {
+            name
+            for name in HOOKS
+            if any(getattr(type(x), name) is not getattr(Positional, name) for x in (pos, *layers))
+        }
         assert bool(hooks) == (family != "nope"), family
-        assert torch.equal(pos.add_to_embeddings(h), h) == ("add_to_embeddings" not in hooks)
-        q2, k2 = pos.rotate(q, k)
-        assert (torch.equal(q2, q) and torch.equal(k2, k)) == ("rotate" not in hooks)
-        assert (pos.score_bias(8) is None) == ("score_bias" not in hooks)
+        used = set()  # the hooks that change something in some layer
+        if not torch.equal(pos.add_to_embeddings(h), h):
+            used.add("add_to_embeddings")
+        if any(not all(torch.equal(a, b) for a, b in zip(x.rotate(q, k), (q, k), strict=True)) for x in layers):
+            used.add("rotate")
+        if any(x.score_bias(8) is not None for x in layers):
+            used.add("score_bias")
+        # a family uses every hook it overrides; a hybrid's layers share one class, each layer using some of them
+        assert used == hooks if cls.group == "main" else (used and used <= hooks), family
         assert set(_config(family).positional) == set(cls.defaults)  # the family's parameters, in one place
 
 
@@ -236,7 +255,7 @@ def test_forward_shapes_and_attention_weights(family):
     assert logits.shape == (2, 16, VOCAB_SIZE)
     logits2, weights = model(tokens, return_attention=True)
     torch.testing.assert_close(logits2, logits, rtol=1e-5, atol=1e-5)  # the written-out path = the fast path
-    assert len(weights) == TINY["n_layers"] and weights[0].shape == (2, 2, 16, 16)
+    assert len(weights) == model.config.n_layers and weights[0].shape == (2, 2, 16, 16)
     torch.testing.assert_close(weights[0].sum(-1), torch.ones(2, 2, 16))
     assert torch.all(weights[0].triu(1) == 0)  # causal
 
@@ -701,6 +720,9 @@ def test_cli_help_and_bad_arguments_exit_nonzero():
         (["evaluate", "--lengths", "ten"], "must be an integer >= 16 (tokens), got 'ten'"),
         (["evaluate", "--methods", "pi"], "invalid choice: 'pi'"),
         (["train", "none"], "invalid choice: 'none'"),
+        (["train", "small/irope"], "invalid choice: 'small/irope'"),
+        (["train", "hybrids"], "invalid choice: 'hybrids'"),
+        (["evaluate", "--methods", "irope+yarn"], "invalid choice: 'irope+yarn'"),
         (["train", "rope", "--seeds", "-1"], "must be an integer >= 0, got -1"),
         (["train", "rope", "--steps", "-3"], "must be an integer >= 1, got -3"),
         (["fly"], "invalid choice: 'fly'"),
@@ -919,3 +941,271 @@ def test_float16_measurement_covers_exactly_the_float16_checkpoints():
     assert {scale_of(n) for n, _ in script.sweep_runs(["small"])} == {"small"}
     effect = lab.checkpoints.FLOAT16_EFFECT
     assert 0 <= effect["max_loss_change_nats"] < 1e-3 and effect["passkey_cells"] == 4 * len(runs)
+
+
+# --------------------------------------------------------------------------- issue 25: hybrid families
+HYBRID_FAMILIES = [f for f, cls in FAMILIES.items() if cls.group == "hybrid"]
+
+
+def _rope_by_hand(x: torch.Tensor, base: float) -> torch.Tensor:
+    """Half-split RoPE written out: pair i of position m turns by m·b^(−2i/d) (x (B, H, T, d))."""
+    d, t = x.shape[-1], x.shape[-2]
+    theta = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)  # (d/2,)
+    angle = torch.arange(t, dtype=torch.float64)[:, None] * theta[None]  # (T, d/2)
+    cos, sin = angle.cos().float(), angle.sin().float()
+    a, b = x[..., : d // 2], x[..., d // 2 :]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+#: Each hybrid's two layers as the reference runs them: RoPE base (None = NoPE), temperature (α, F), window.
+HAND_SCHEDULES = {
+    "irope": [(500.0, None, None), (None, None, None)],
+    "irope_temp": [(500.0, None, None), (None, (0.3, 4), None)],
+    "local_global": [(500.0, None, 5), (5000.0, None, None)],
+}
+
+
+def _hybrid_by_hand(model: TinyTransformer, tokens: torch.Tensor, schedule) -> tuple[torch.Tensor, list]:
+    """Logits (B, T, V) and per-layer weights (B, H, T, T) of ``model`` on ``tokens``, every positional step written
+    out (no call to the model's forward or to its positional objects)."""
+    cfg = model.config
+    b, t = tokens.shape
+    h = model.token_embedding(tokens) * model.embed_scale  # (B, T, D)
+    weights = []
+    for block, (base, temperature, window) in zip(model.blocks, schedule, strict=True):
+        q, k, v = block.attn.qkv(block.ln1(h)).view(b, t, 3, cfg.n_heads, cfg.head_dim).permute(2, 0, 3, 1, 4)
+        if base is not None:
+            q, k = _rope_by_hand(q, base), _rope_by_hand(k, base)
+        if temperature is not None:
+            alpha, floor = temperature
+            tau = torch.tensor([1 + alpha * math.log(1 + math.floor((m + 1) / floor)) for m in range(t)])  # (T,)
+            q = q * tau[:, None]
+        seen = torch.tensor([[n <= m and (window is None or m - n < window) for n in range(t)] for m in range(t)])
+        scores = (q @ k.transpose(-2, -1) / math.sqrt(cfg.head_dim)).masked_fill(~seen, float("-inf"))
+        w = torch.softmax(scores, dim=-1)  # (B, H, T, T)
+        weights.append(w)
+        h = h + block.attn.out((w @ v).transpose(1, 2).reshape(b, t, -1))
+        h = h + block.mlp(block.ln2(h))
+    return model.lm_head(model.ln_f(h)), weights
+
+
+@pytest.mark.parametrize("family", HYBRID_FAMILIES)
+def test_hybrid_forward_equals_a_hand_written_reference(family):
+    """The hybrid's forward (fast path, written-out path, ``logits_at``) equals the reference above: NoPE layers
+    rotate nothing, the temperature scales only the NoPE layer's queries, local layers see only their window."""
+    model = _model(family, rope_base=500.0)
+    assert [x.rope is not None for x in model.positional.layers] == [s[0] is not None for s in HAND_SCHEDULES[family]]
+    tokens, _ = lm_batch(2, 40, 0)  # T = 40 > L = 16: past the window and several temperature steps
+    with torch.no_grad():
+        expected, expected_weights = _hybrid_by_hand(model, tokens, HAND_SCHEDULES[family])
+        fast = model(tokens)
+        full, weights = model(tokens, return_attention=True)
+        at = torch.tensor([[3, 39], [20, 0]])
+        part = model(tokens, logits_at=at)
+    torch.testing.assert_close(fast, expected, rtol=0, atol=1e-5)
+    torch.testing.assert_close(full, expected, rtol=0, atol=1e-5)
+    torch.testing.assert_close(
+        part, expected.gather(1, at[..., None].expand(-1, -1, expected.shape[-1])), atol=1e-5, rtol=0
+    )
+    for w, ref in zip(weights, expected_weights, strict=True):
+        torch.testing.assert_close(w, ref, rtol=0, atol=1e-6)
+
+
+def test_irope_nope_layers_rotate_nothing_and_only_their_queries_get_the_temperature():
+    q, k = torch.randn(2, 2, 24, 16), torch.randn(2, 2, 24, 16)  # (B, H, T, d_h)
+    plain, temp = _model("irope").positional, _model("irope_temp").positional
+    rope = _model("rope").positional  # the same base (TINY's default) and layout
+    for pos in (plain, temp):
+        torch.testing.assert_close(pos.layer(0).rotate(q, k), rope.rotate(q, k), rtol=0, atol=0)  # a RoPE layer
+        assert pos.layer(0).score_bias(24) is None and pos.layer(1).score_bias(24) is None  # full attention
+    q1, k1 = plain.layer(1).rotate(q, k)
+    assert torch.equal(q1, q) and torch.equal(k1, k)  # NoPE: nothing at all
+    q2, k2 = temp.layer(1).rotate(q, k)
+    tau = torch.tensor([1 + 0.3 * math.log(1 + (m + 1) // 4) for m in range(24)])  # (T,)
+    assert torch.equal(k2, k) and tau[2] == 1 and tau[3] > 1
+    torch.testing.assert_close(q2, q * tau[:, None], rtol=1e-7, atol=0)
+
+
+def test_irope_temperature_layer_equals_hf_llama4_nope_layer():
+    """The NoPE layer of ``irope_temp`` (attention block 1 of the lab model, its weights copied into HF 5.24's
+    Llama4TextAttention with the same attn_scale and floor_scale) gives HF's output."""
+    from transformers import Llama4TextConfig
+    from transformers.models.llama4.modeling_llama4 import Llama4TextAttention
+
+    from helpers.score_biases import causal_additive_mask
+
+    model = _model("irope_temp")
+    d, heads, dh = TINY["d_model"], TINY["n_heads"], model.config.head_dim
+    cfg = Llama4TextConfig(
+        hidden_size=d,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        head_dim=dh,
+        num_hidden_layers=2,
+        no_rope_layers=[1, 0],
+        intermediate_size=64,
+        intermediate_size_mlp=64,
+        attention_bias=False,
+        attn_temperature_tuning=True,
+        attn_scale=model.config.attn_scale,
+        floor_scale=model.config.floor_scale,
+        attn_implementation="eager",
+    )
+    hf = Llama4TextAttention(cfg, 1).eval()
+    assert not hf.use_rope
+    ours = model.blocks[1].attn
+    with torch.no_grad():
+        w = ours.qkv.weight.view(3, d, d)  # the fused (3D, D) projection: q, k, v rows
+        for proj, i in ((hf.q_proj, 0), (hf.k_proj, 1), (hf.v_proj, 2)):
+            proj.weight.copy_(w[i])
+        hf.o_proj.weight.copy_(ours.out.weight)
+        t = 30
+        x = torch.randn(2, t, d, generator=torch.Generator().manual_seed(1))  # (B, T, D)
+        mask = causal_additive_mask(t)[None, None]  # (1, 1, T, T): HF's eager attention adds it
+        expected, _ = hf(x, torch.ones(1, t, dh // 2, dtype=torch.complex64), mask)  # (B, T, D)
+        got, _ = ours(x, model.positional.layer(1), {}, None)  # (B, T, D)
+    torch.testing.assert_close(got, expected, rtol=0, atol=1e-5)
+
+
+def test_local_layers_give_exactly_zero_weight_beyond_the_window():
+    model = _model("local_global")
+    tokens, _ = lm_batch(3, 48, 2)
+    with torch.no_grad():
+        _, (local, global_) = model(tokens, return_attention=True)  # (B, H, T, T) each
+    m, n = torch.meshgrid(torch.arange(48), torch.arange(48), indexing="ij")
+    beyond, inside = m - n >= 5, (m - n >= 0) & (m - n < 5)
+    assert bool((local[:, :, beyond] == 0).all()) and bool((local[:, :, inside] > 0).all())
+    assert bool((global_[:, :, m >= n] > 0).all())  # the full layer sees every earlier key
+    assert model.positional.layer(1).rope.base == 5000.0 and model.positional.layer(0).rope.base == 10000.0
+    torch.testing.assert_close(model.layer_attention(tokens, 0), local, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "error", "match"),
+    [
+        ("irope", {"n_layers": 1}, ValueError, "no_rope_layer_interval = 2 leaves no NoPE layer among n_layers = 1"),
+        ("irope", {"no_rope_layer_interval": 1}, ValueError, "no_rope_layer_interval must be an integer >= 2, got 1"),
+        ("irope_temp", {"floor_scale": 0}, ValueError, "floor_scale must be an integer >= 1, got 0"),
+        ("irope_temp", {"attn_scale": -0.1}, ValueError, "attn_scale"),
+        ("local_global", {"sliding_window": 0}, ValueError, "sliding_window must be an integer >= 1, got 0"),
+        ("local_global", {"sliding_window": 2.5}, TypeError, "sliding_window must be an integer, got 2.5"),
+        (
+            "local_global",
+            {"sliding_window_pattern": 3},
+            ValueError,
+            "leaves no full-attention layer among n_layers = 2",
+        ),
+        ("local_global", {"global_rope_base": 0.5}, ValueError, "global_rope_base"),
+    ],
+)
+def test_hybrid_configs_reject_bad_input(family, params, error, match):
+    with pytest.raises(error, match=match):
+        TinyTransformer(_config(family, **params))
+
+
+def test_hybrid_models_reject_rope_options_and_layer_objects_reject_misuse():
+    from helpers.lab.positional import HybridLayer
+
+    model = _model("irope")
+    with pytest.raises(ValueError, match="only applies to a RoPE model; this model's family is 'irope'"):
+        model(torch.zeros(1, 4, dtype=torch.int64), rope_scaling={"rope_type": "linear", "factor": 2.0})
+    with pytest.raises(IndexError, match="layer must be < n_layers = 2, got 2"):
+        model.positional.layer(2)
+    rope = _model("rope").positional
+    with pytest.raises(ValueError, match="temperature applies to a NoPE layer only"):
+        HybridLayer(n_heads=2, rope=rope, temperature=(0.1, 4))
+    with pytest.raises(TypeError, match="rope must be a RopeRotation or None"):
+        HybridLayer(n_heads=2, rope="rope")
+    with pytest.raises(ValueError, match=r"rope_base only applies to families 'rope', 'irope', 'irope_temp'"):
+        LabConfig.build("alibi", rope_base=10.0)
+
+
+def test_hybrid_recipes_are_the_tiny_recipe_with_their_schedule_and_are_not_shipped():
+    """Matched comparison: same steps, data, optimiser, architecture and (where it applies) RoPE base as `rope`;
+    the hybrids are neither in the shipped grid (MODELS, METHODS) nor trained by default."""
+    from helpers.lab.checkpoints import HYBRID_MODELS, RECIPES, SCALES, L
+    from helpers.lab.methods import ALL_METHODS, HYBRID_METHODS
+
+    assert HYBRID_MODELS == tuple(HYBRID_FAMILIES) == ("irope", "irope_temp", "local_global")
+    rope = RECIPES["rope"]
+    for name in HYBRID_MODELS:
+        spec = RECIPES[name]
+        assert spec.settings == rope.settings and spec.init_from is None and spec.storage == "float32"
+        assert dataclasses.replace(spec.config, family="rope", positional={}) == dataclasses.replace(
+            rope.config, positional={}
+        )
+        assert spec.config.rope_base == rope.config.rope_base == 500.0
+        assert TinyTransformer(spec.config).n_parameters == TinyTransformer(rope.config).n_parameters
+        assert name not in MODELS and name not in METHODS and name in ALL_METHODS
+        m = HYBRID_METHODS[name]
+        assert m.checkpoint == name and m.group == "hybrid" and m.color == POSITIONAL_FAMILIES[name].color
+        assert m.label == POSITIONAL_FAMILIES[name].label
+    schedules = {n: TinyTransformer(RECIPES[n].config).positional.schedule for n in HYBRID_MODELS}
+    assert schedules == {
+        "irope": ["RoPE b=500, full causal attention", "NoPE, full causal attention"],
+        "irope_temp": [
+            "RoPE b=500, full causal attention",
+            "NoPE, query temperature (attn_scale 0.1, floor_scale 2), full causal attention",
+        ],
+        "local_global": ["RoPE b=500, window 16", "RoPE b=50000, full causal attention"],
+    }
+    assert RECIPES["local_global"].config.sliding_window < L and RECIPES["irope_temp"].config.floor_scale == L // 32
+    for name, layers in schedules.items():  # the description states the schedule the model builds
+        assert "; ".join(f"layer {i}: {kind}" for i, kind in enumerate(layers)) in RECIPES[name].description
+    assert SCALES["small"].hybrids == () and not any(n.startswith("small/") for n in HYBRID_MODELS)
+    assert not any(name in HYBRID_MODELS for name, _ in pending_runs(MODELS, SEEDS, directory=Path("/nonexistent")))
+
+
+def test_cli_trains_and_evaluates_the_hybrids_only_when_asked(tmp_path, capsys):
+    argv = ["train", "hybrid", "--seeds", "0", "--steps", "2", "--quiet", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [f"{n}.seed0.json" for n in sorted(HYBRID_FAMILIES)]
+    capsys.readouterr()
+    out = tmp_path / "results"
+    argv = ["evaluate", "--methods", "hybrid", "--lengths", "64", "128", "--seeds", "0", "--jobs", "1"]
+    assert cli.main([*argv, "--scales", "tiny", "--checkpoints", str(tmp_path), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())
+    assert [m for m in results["methods"]] == HYBRID_FAMILIES and len(results["records"]) == 3 * 2 * 2
+    assert all(r["status"] == "ok" for r in results["records"])
+    for family in HYBRID_FAMILIES:
+        assert f"| `{family}` ({POSITIONAL_FAMILIES[family].label}) |" in printed
+    assert findings(results) == []  # the claims are defined on L..8L only: nothing judged, nothing fails
+    # the default evaluation of the same directory asks for no hybrid: it finds nothing of the shipped grid there
+    assert cli.main(["evaluate", "--scales", "tiny", "--checkpoints", str(tmp_path), "--no-write"]) == 1
+    assert "no trained checkpoint" in capsys.readouterr().err
+    missing = ["evaluate", "--methods", "irope", "--seeds", "3", "--scales", "tiny", "--checkpoints", str(tmp_path)]
+    assert cli.main([*missing, "--no-write"]) == 1
+    err = capsys.readouterr().err
+    assert str(tmp_path / "irope.seed3.json") in err and "Traceback" not in err
+
+
+def test_hybrid_findings_are_judged_where_their_records_exist_and_absent_otherwise():
+    """The shipped results have no hybrid records: no hybrid finding. Records named after the hybrids (copies of
+    `nope`'s and `alibi`'s, so the numbers are known) make each hybrid finding appear, judged on every seed."""
+    import copy
+
+    from helpers.lab.methods import HYBRIDS
+
+    shipped = load_results()
+    keys = {f["key"] for f in findings(shipped)}
+    hybrid_keys = {*(f"{h}_family" for h in HYBRIDS), *(f"{h}_passkey_past_L" for h in HYBRIDS), "irope_temperature"}
+    assert not keys & hybrid_keys
+    results = copy.deepcopy(shipped)
+    source = {"irope": "nope", "irope_temp": "alibi", "local_global": "nope"}
+    for hybrid, other in source.items():
+        results["methods"][hybrid] = {**results["methods"][other], "name": hybrid, "family": hybrid}
+        results["records"] += [
+            {**r, "method": hybrid, "family": hybrid}
+            for r in shipped["records"]
+            if r["method"] == other and r.get("scale", "tiny") == "tiny"
+        ]
+    found = {f["key"]: f for f in findings(results)}
+    assert hybrid_keys <= set(found)
+    for key in hybrid_keys:
+        assert found[key]["n"] == len(SEEDS) and found[key]["seeds"] == list(SEEDS)
+    expected = {f["key"]: f["holds"] for f in findings(shipped)}
+    assert found["irope_family"]["holds"] == expected["nope_family"]  # the same records: the same verdict
+    assert found["irope_temp_family"]["holds"] == expected["alibi_family"]
+    loss8 = {m: seed_values(results, m, "loss", 512) for m in ("irope", "irope_temp")}
+    assert found["irope_temperature"]["holds"] == int((loss8["irope_temp"] < loss8["irope"]).sum())

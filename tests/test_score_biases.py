@@ -121,6 +121,30 @@ def test_causal_additive_mask_matches_the_boolean_mask(tq, tk):
     assert bool(torch.isneginf(add[~allowed]).all())
 
 
+@pytest.mark.parametrize(("tq", "tk", "window"), [(9, 9, 1), (9, 9, 3), (4, 10, 5), (6, 6, 20)])
+def test_sliding_window_mask_equals_hf_sliding_window_causal_mask(tq, tk, window):
+    """window W: key n visible from query m iff m − W < n <= m, HF 5.24's rule (masking_utils), queries at the end."""
+    from transformers.masking_utils import sliding_window_causal_mask_function
+
+    add = causal_additive_mask(tq, tk, offset=tk - tq, window=window)  # (T_q, T_k)
+    rule = sliding_window_causal_mask_function(window)
+    zero = torch.tensor(0)
+    allowed = rule(zero, zero, torch.arange(tk - tq, tk)[:, None], torch.arange(tk)[None, :])  # (T_q, T_k) bool
+    assert torch.equal(add == 0, allowed) and bool(torch.isneginf(add[~allowed]).all())
+    if window >= tk:  # a window longer than the sequence is the plain causal mask
+        assert torch.equal(add, causal_additive_mask(tq, tk, offset=tk - tq))
+
+
+def test_sliding_window_mask_gives_gemma3_block_attention():
+    """softmax(q·kᵀ/√d + mask(W))·v equals helpers.real.gemma3.sliding_window_attention (blocks of W queries)."""
+    from helpers.real.gemma3 import sliding_window_attention
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 23, 8, generator=g, dtype=torch.float64) for _ in range(3))  # (H, T, D)
+    w = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(8) + causal_additive_mask(23, window=5, dtype=q.dtype), -1)
+    torch.testing.assert_close(w @ v, sliding_window_attention(q, k, v, 5))
+
+
 def test_relative_positions_convention_key_minus_query():
     rel = relative_positions(2, 4, offset=1)
     assert rel.tolist() == [[-1, 0, 1, 2], [-2, -1, 0, 1]]
@@ -273,6 +297,8 @@ BAD = [
     (lambda: alibi_bias(4, 3, dtype=torch.long), TypeError, r"dtype must be a floating-point torch.dtype"),
     (lambda: alibi_effective_window(4, 0.0), ValueError, r"threshold must be a finite number > 0, got 0.0"),
     (lambda: causal_additive_mask(2.5), TypeError, r"query_len must be an integer, got 2.5"),
+    (lambda: causal_additive_mask(4, window=0), ValueError, r"window must be an integer >= 1, got 0"),
+    (lambda: causal_additive_mask(4, window=2.0), TypeError, r"window must be an integer, got 2.0"),
     (
         lambda: t5_relative_bucket(torch.tensor([1.0]), bidirectional=False, num_buckets=8, max_distance=16),
         TypeError,

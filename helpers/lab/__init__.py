@@ -16,7 +16,8 @@ namespace). Figures: :mod:`helpers.plots.lab`; documents written by ``scripts/up
 API for notebooks (everything below is importable from ``helpers.lab``)
 -----------------------------------------------------------------------
 Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+linear_ft, rope+yarn_ft, the sweep's
-``rope+*_ft_lr*``, and ``small/...``; ``SEEDS``)::
+``rope+*_ft_lr*``, and ``small/...``; ``SEEDS``; the hybrid families irope, irope_temp, local_global have recipes too,
+``checkpoints.HYBRID_MODELS`` and ``methods.HYBRID_METHODS``, trained and evaluated only on request, not shipped)::
 
     list_checkpoints() -> list[dict]            # name, seed, family, train_len, steps, seconds, size_bytes, command
     load_model(name, seed=0) -> TinyTransformer # eval mode, loaded with torch.load(weights_only=True), cached

@@ -14,6 +14,12 @@ Examples::
     python -m helpers.lab evaluate --methods rope+default rope+linear --lengths 64 128 --no-write   # print a subset
     python -m helpers.lab evaluate --seeds 3 --checkpoints DIR --methods rope+default   # merged into results.json
     python -m helpers.lab evaluate --eval-protocol keys60-20 --out DIR # the first protocol: 60 / 20 passkeys per length
+    python -m helpers.lab train hybrid --out DIR       # the hybrid families (not shipped, not in "all")
+    python -m helpers.lab evaluate --methods hybrid rope+default --checkpoints DIR --out DIR2   # hybrids vs RoPE
+
+The hybrid families (``irope``, ``irope_temp``, ``local_global``: :data:`helpers.lab.checkpoints.HYBRID_MODELS`) are
+trained and evaluated only when named (or with the group name ``hybrid``); ``all`` and the defaults are the shipped
+grid, so the shipped results never ask for their checkpoints.
 
 An evaluation of part of the grid (``--seeds``, ``--methods``, ``--lengths`` or ``--scales`` given) is merged into the
 results file it writes: its records replace the same ones, every other record is kept; records of another
@@ -36,6 +42,7 @@ import torch
 from helpers._cli import int_at_least
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,
+    HYBRID_MODELS,
     MODELS,
     RECIPES,
     SCALES,
@@ -54,8 +61,12 @@ seed_arg = int_at_least(0)
 length_arg = int_at_least(16, " (tokens)")
 
 
+#: Group names the commands accept besides model / method names: ``hybrid`` = every hybrid family.
+HYBRID_GROUP = "hybrid"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from helpers.lab.methods import METHODS
+    from helpers.lab.methods import ALL_METHODS, HYBRIDS
 
     parser = argparse.ArgumentParser(
         prog="python -m helpers.lab",
@@ -69,10 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "names",
         nargs="*",
-        choices=[*MODELS, "all"],
+        choices=[*MODELS, *HYBRID_MODELS, "all", HYBRID_GROUP],
         default=["all"],
         metavar="NAME",
-        help=f"model(s) to train: {', '.join(MODELS)} or all (default: all)",
+        help=f"model(s) to train: {', '.join(MODELS)} or all (default: all, the shipped models); the hybrids "
+        f"{', '.join(HYBRID_MODELS)} (or {HYBRID_GROUP} for all of them) only when named",
     )
     train.add_argument(
         "--seeds",
@@ -96,10 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--methods",
         nargs="+",
-        choices=list(METHODS),
+        choices=[*ALL_METHODS, HYBRID_GROUP],
         metavar="METHOD",
         default=None,
-        help=f"subset of: {', '.join(METHODS)} (default: all)",
+        help=f"subset of: {', '.join(ALL_METHODS)}, or {HYBRID_GROUP} for {', '.join(HYBRIDS)} (default: every method "
+        "but the hybrids)",
     )
     ev.add_argument(
         "--lengths",
@@ -140,8 +153,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def expand_groups(names: list[str], group: tuple[str, ...], everything: tuple[str, ...] | None = None) -> list[str]:
+    """``names`` with ``hybrid`` replaced by ``group`` (and ``all`` by ``everything``), duplicates dropped, order
+    kept."""
+    out: list[str] = []
+    for name in names:
+        if name == HYBRID_GROUP:
+            out += group
+        elif name == "all" and everything is not None:
+            out += everything
+        else:
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
 def run_train(args: argparse.Namespace) -> None:
-    names = list(MODELS) if "all" in args.names else list(dict.fromkeys(args.names))
+    names = expand_groups(args.names, HYBRID_MODELS, MODELS)
     start = time.perf_counter()
     done = train_all(
         names,
@@ -156,19 +183,20 @@ def run_train(args: argparse.Namespace) -> None:
 
 
 def _plan(args: argparse.Namespace) -> dict[str, list[str] | None]:
-    """{scale: methods (None = all)} of the scales that have a trained checkpoint of these methods."""
+    """{scale: methods (None = the shipped grid's)} of the scales that have a trained checkpoint of these methods."""
     from helpers.lab.methods import METHODS as METHODS_
+    from helpers.lab.methods import lab_method
 
     plan = {}
     for scale in dict.fromkeys(args.scales):
         methods = args.methods
-        names = [SCALES[scale].model_name(METHODS_[m].checkpoint) for m in (methods or METHODS_)]
+        names = [SCALES[scale].model_name(lab_method(m).checkpoint) for m in (methods or METHODS_)]
         names = [n for n in names if n in RECIPES]
         if not any(is_trained(n, s, args.checkpoints) for n in names for s in (args.seeds or SEEDS)):
             print(f"scale {scale}: no trained checkpoint of these methods in {args.checkpoints}: skipped")
             continue
         if methods is not None:  # keep the methods that have a checkpoint at this scale
-            methods = [m for m in methods if SCALES[scale].model_name(METHODS_[m].checkpoint) in RECIPES]
+            methods = [m for m in methods if SCALES[scale].model_name(lab_method(m).checkpoint) in RECIPES]
         plan[scale] = methods
     return plan
 
@@ -177,10 +205,11 @@ def missing_checkpoints(plan: dict[str, list[str] | None], seeds: list[int], dir
     """The metadata files of the (method, seed) checkpoints ``plan`` × ``seeds`` needs that are not in
     ``directory`` (a checkpoint is trained when its JSON, written last, exists)."""
     from helpers.lab.methods import METHODS as METHODS_
+    from helpers.lab.methods import lab_method
 
     missing = []
     for scale, methods in plan.items():
-        names = [SCALES[scale].model_name(METHODS_[m].checkpoint) for m in (methods or METHODS_)]
+        names = [SCALES[scale].model_name(lab_method(m).checkpoint) for m in (methods or METHODS_)]
         for name in dict.fromkeys(n for n in names if n in RECIPES):
             missing += [checkpoint_paths(name, s, directory)[1] for s in seeds if not is_trained(name, s, directory)]
     return missing
@@ -202,10 +231,13 @@ def _missing_message(missing: list[Path], directory: Path) -> str:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     from helpers.lab.grid import evaluate_scales
+    from helpers.lab.methods import HYBRIDS
     from helpers.lab.records import RESULTS_DIR, join_scales, load_results, merge_results, save_results
     from helpers.lab.tables import results_tables
 
     start = time.perf_counter()
+    if args.methods is not None:
+        args.methods = expand_groups(args.methods, HYBRIDS)
     out = RESULTS_DIR if args.out is None else args.out
     reuse = load_results(out / "results.json") if args.reuse else None
     plan = _plan(args)  # the scales with at least one of these checkpoints trained (the others are skipped)

@@ -1,12 +1,16 @@
 """The shipped checkpoints: the recipes that produce them, saving and loading, and their index.
 
 Models (:data:`MODELS`; identifiers from :mod:`helpers.methods`), at two scales (:data:`SCALES`): at ``tiny``
-(L = 64, the notebooks' scale) every family of :data:`helpers.lab.positional.FAMILIES` pre-trained from scratch
-(3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
+(L = 64, the notebooks' scale) every family of group ``main`` of :data:`helpers.lab.positional.FAMILIES` pre-trained
+from scratch (3000 steps of batch 32) and two fine-tunes of ``rope`` (``rope+linear_ft`` = PI,
 ``rope+yarn_ft``: 400 steps of batch 16 at 4·L = 256 with scale factor 4) at three learning rates
 (:data:`FT_LRS`; ``rope+linear_ft_lr3e-4`` ...); at ``small`` (L = 256, where YaRN's bands exist) ``small/rope`` and
 its fine-tunes, the same way. Each for the seeds :data:`SEEDS` (records) of which :data:`SHIPPED_SEEDS` ship as files. Pre-training seed k initialises the model from k and draws data from k;
 the fine-tune of seed k starts from ``rope`` seed k and draws its data (length 256, batch 16) from k too.
+
+The hybrid families (group ``hybrid``) have recipes at ``tiny`` with the same pre-training settings
+(:data:`HYBRID_MODELS`), trained on request (``python -m helpers.lab train hybrid --out DIR``); their checkpoints do
+not ship, so they are in neither the default grid nor :data:`MODELS`.
 
 Files: ``checkpoints/<model>.seed<k>.pt`` holds the ``state_dict`` (float32; float16 for the learning-rate sweep's
 extra runs, see :attr:`Recipe.storage`; tensors only; loaded with
@@ -27,7 +31,7 @@ from pathlib import Path
 import torch
 
 from helpers.lab.model import LabConfig, TinyTransformer
-from helpers.lab.positional import FAMILIES
+from helpers.lab.positional import FAMILIES, Hybrid, make_positional
 from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings
 from helpers.methods import POSITIONAL_FAMILIES
 
@@ -121,7 +125,8 @@ class Scale:
     """One size of the lab: its training length L, architecture, pre-training and fine-tuning settings.
 
     ``families``: the positional families pre-trained at this scale (RoPE's fine-tunes are added for every scale).
-    Models of scale ``tiny`` keep their bare names (``rope``); the others are ``<scale>/<name>`` (``small/rope``),
+    ``hybrids``: the hybrid families (group ``hybrid``) that have a recipe at this scale, the same pre-training
+    settings as ``families``; their models are in :data:`HYBRID_MODELS`, trained on request, not shipped. Models of scale ``tiny`` keep their bare names (``rope``); the others are ``<scale>/<name>`` (``small/rope``),
     stored in a subdirectory of the checkpoints.
     """
 
@@ -132,6 +137,7 @@ class Scale:
     fine_tune: TrainSettings
     families: tuple[str, ...]
     why: str
+    hybrids: tuple[str, ...] = ()
 
     def model_name(self, model: str) -> str:
         """The checkpoint name of ``model`` (``rope``, ``rope+yarn_ft``, ...) at this scale."""
@@ -146,9 +152,10 @@ SCALES: dict[str, Scale] = {
         {"train_len": L, "max_seq_len": 2 * L, "rope_base": ROPE_BASE, "t5_max_distance": L},
         PRETRAIN,
         FINE_TUNE,
-        tuple(FAMILIES),
+        tuple(f for f, cls in FAMILIES.items() if cls.group == "main"),
         "the notebooks' scale: 4 heads of d_h = 16 (8 pairs), base 500, L = 64; YaRN's kept band is empty here "
         "(no pair makes 32 turns within L; pair 0 survives only by the code's clamp)",
+        tuple(f for f, cls in FAMILIES.items() if cls.group == "hybrid"),
     ),
     "small": Scale(
         "small",
@@ -176,8 +183,33 @@ SCALES: dict[str, Scale] = {
 #: start at the full rate) the table learned to avoid the nearest keys before a previous-token head formed, and the
 #: model never learned the copy task on any seed (``scripts/t5_diagnosis.py``, notebook 06 §5). T5's start with the
 #: table at 10× the rate also learned it, on the one seed it was run on (0); this recipe is the one run on seeds 0-2.
-FAMILY_CONFIG = {"t5_bias": {"t5_init": "alibi", "t5_table_lr_scale": 0.1}}
+#:
+#: The hybrids (2 layers at tiny, so each schedule is one layer of each kind). ``irope``: layer 0 RoPE (base 500, as
+#: ``rope``), layer 1 NoPE, both attending to every earlier key (Llama 4's RoPE layers attend in chunks; these do not).
+#: ``irope_temp``: the same, layer 1's queries scaled by τ(m) = 1 + 0.1·ln(1 + ⌊(m + 1)/F⌋) with F = L/32 = 2:
+#: Llama 4 keeps α = 0.1, F = 8192 at a 256K training length (256K/8192 = 32), so over 0..L the lab's τ spans what
+#: Llama 4's spans over its training context (1 to 1 + 0.1·ln 33 ≈ 1.35), and reaches 1 + 0.1·ln 257 ≈ 1.55 at 8L.
+#: ``local_global``: layer 0 sliding window W = L/4 = 16 with base 500 (the lab's), layer 1 full attention with base
+#: 50 000 = 100 × 500 (Gemma 3's ratio 10⁶/10⁴); W < L, so every training sequence has keys beyond the window (Gemma 3:
+#: W = 1024 at a 32K training length, Gemma 2: 4096 at 8K).
+HYBRID_FLOOR_SCALE = L // 32
+HYBRID_WINDOW = L // 4
+FAMILY_CONFIG = {
+    "t5_bias": {"t5_init": "alibi", "t5_table_lr_scale": 0.1},
+    "irope": {"no_rope_layer_interval": 2},
+    "irope_temp": {"no_rope_layer_interval": 2, "attn_scale": 0.1, "floor_scale": HYBRID_FLOOR_SCALE},
+    "local_global": {"global_rope_base": 100 * ROPE_BASE, "sliding_window": HYBRID_WINDOW, "sliding_window_pattern": 2},
+}
 _FAMILY_NOTES = {"t5_bias": "started on ALiBi's lines, table at 0.1x the learning rate"}
+
+
+def _note(family: str, config: LabConfig) -> str:
+    """The recipe description's note: the family's (:data:`_FAMILY_NOTES`), or a hybrid's layer schedule as its
+    model builds it ("layer 0: RoPE b=500, window 16; layer 1: ...")."""
+    positional = make_positional(config)
+    if isinstance(positional, Hybrid):
+        return "; ".join(f"layer {i}: {kind}" for i, kind in enumerate(positional.schedule))
+    return _FAMILY_NOTES.get(family, "")
 
 
 def fine_tune_name(key: str, lr: str = FT_LRS[0]) -> str:
@@ -188,14 +220,16 @@ def fine_tune_name(key: str, lr: str = FT_LRS[0]) -> str:
 RECIPES: dict[str, Recipe] = {}
 for _scale in SCALES.values():
     _L = _scale.train_len
-    for _family in _scale.families:
+    for _family in (*_scale.families, *_scale.hybrids):
+        _config = LabConfig.build(_family, shared=True, **_scale.config, **FAMILY_CONFIG.get(_family, {}))
+        _text = _note(_family, _config)
         RECIPES[_scale.model_name(_family)] = Recipe(
             _scale.model_name(_family),
             f"{POSITIONAL_FAMILIES[_family].description}"
-            + (f" ({_FAMILY_NOTES[_family]})" if _family in _FAMILY_NOTES else "")
+            + (f" ({_text})" if _text else "")
             + f" (scale {_scale.name}, L = {_L})",
             _scale.pretrain,
-            config=LabConfig.build(_family, shared=True, **_scale.config, **FAMILY_CONFIG.get(_family, {})),
+            config=_config,
         )
     for _key, _scaling in (
         ("linear", {"rope_type": "linear", "factor": float(FT_FACTOR)}),
@@ -212,7 +246,10 @@ for _scale in SCALES.values():
                 rope_scaling=_scaling,
                 storage="float32" if _lr == FT_LRS[0] else "float16",
             )
-MODELS = tuple(RECIPES)
+#: The hybrid families' models (trained on request: ``python -m helpers.lab train hybrid``; not shipped).
+HYBRID_MODELS = tuple(_scale.model_name(f) for _scale in SCALES.values() for f in _scale.hybrids)
+#: The shipped models: every recipe but the hybrids' (the default of ``train`` and ``evaluate``).
+MODELS = tuple(name for name in RECIPES if name not in HYBRID_MODELS)
 
 
 def scale_of(name: str) -> str:
@@ -221,7 +258,7 @@ def scale_of(name: str) -> str:
 
 
 def recipe(name: str) -> Recipe:
-    """The :class:`Recipe` of model ``name`` (one of :data:`MODELS`)."""
+    """The :class:`Recipe` of model ``name`` (one of :data:`MODELS` or :data:`HYBRID_MODELS`)."""
     if not isinstance(name, str) or name not in RECIPES:
         raise ValueError(f"model name must be one of {list(RECIPES)}, got {name!r}")
     return RECIPES[name]
@@ -346,9 +383,10 @@ def load_model(name: str, seed: int = 0, *, directory: Path = CHECKPOINT_DIR, ca
 
 def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
     """One dict per checkpoint on disk: name, seed, family, rope_scaling, train_len, steps, length, seconds,
-    final_loss, size_bytes, command (in :data:`MODELS` order, then by seed)."""
+    final_loss, size_bytes, command (in :data:`RECIPES` order, then by seed; hybrids too where they were trained)."""
     rows = []
-    for name in MODELS:
+    order = list(RECIPES)
+    for name in order:
         for path in sorted(Path(directory).glob(f"{name}.seed*.json")):  # "small/rope.seed*" looks in small/
             meta = json.loads(path.read_text())
             if meta["name"] != name:
@@ -372,7 +410,7 @@ def list_checkpoints(*, directory: Path = CHECKPOINT_DIR) -> list[dict]:
                     "command": meta["command"],
                 }
             )
-    return sorted(rows, key=lambda r: (MODELS.index(r["name"]), r["seed"]))
+    return sorted(rows, key=lambda r: (order.index(r["name"]), r["seed"]))
 
 
 def write_checkpoint_index(directory: Path = CHECKPOINT_DIR) -> Path:

@@ -32,7 +32,7 @@ from helpers.lab.evaluate import (
     protocol,
     scaling_for,
 )
-from helpers.lab.methods import METHODS, lab_method
+from helpers.lab.methods import ALL_METHODS, METHODS, lab_method
 from helpers.lab.model import TinyTransformer
 from helpers.lab.records import SAMPLE_FIELDS
 
@@ -112,13 +112,14 @@ def _sample_meta(scale: str, eval_protocol: str, eval_seed: int) -> dict:
 
 
 def _methods_at(scale: str, methods: list[str] | None) -> list[str]:
-    """The methods to evaluate at ``scale``: every method with a checkpoint there, or ``methods`` (checked)."""
+    """The methods to evaluate at ``scale``: every method of the shipped grid (:data:`METHODS`) with a checkpoint
+    there, or ``methods`` (checked; hybrids too, :data:`helpers.lab.methods.HYBRID_METHODS`)."""
     from helpers.lab.checkpoints import RECIPES
 
     info = SCALES[check_scale(scale)]
-    available = [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
     if methods is None:
-        return available
+        return [m for m in METHODS if info.model_name(METHODS[m].checkpoint) in RECIPES]
+    available = [m for m in ALL_METHODS if info.model_name(ALL_METHODS[m].checkpoint) in RECIPES]
     methods = [lab_method(m).name for m in methods]
     missing = [m for m in methods if m not in available]
     if missing:
@@ -253,7 +254,7 @@ def merge_parts(parts: list[dict], reuse: dict | None = None) -> dict:
     scale = parts[0]["meta"]["scale"]
     if any(p["meta"]["scale"] != scale for p in parts):
         raise ValueError(f"parts must be of one scale, got {[p['meta']['scale'] for p in parts]}")
-    order = {m: i for i, m in enumerate(METHODS)}
+    order = {m: i for i, m in enumerate(ALL_METHODS)}
     records = sorted((r for p in parts for r in p["records"]), key=lambda r: (order[r["method"]], r["seed"]))
     methods = {}
     for m in sorted({m for p in parts for m in p["methods"]}, key=order.__getitem__):

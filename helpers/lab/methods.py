@@ -17,6 +17,8 @@ rope+default_window         rope                a baseline, not a method: plain 
                                                 windows (passkey: only the last L tokens are seen)
 rope+linear_ft              rope+linear_ft      fine-tuned 400 steps at 4L with PI s = 4; always runs with s = 4
 rope+yarn_ft                rope+yarn_ft        fine-tuned 400 steps at 4L with YaRN s = 4; always runs with s = 4
+hybrids (group ``hybrid``)  the family's own    as trained, at any T (:data:`HYBRID_METHODS`; not in :data:`METHODS`,
+                                                the shipped grid: evaluated on request, ``--methods irope ...``)
 ==========================  ==================  ===============================================================
 
 Zero-shot methods use s = max(1, T/L), so at T = L every one of them is plain RoPE.
@@ -32,7 +34,10 @@ from helpers.scaling import ROPE_SCALING, scaling_config
 
 __all__ = [
     "ABLATIONS",
+    "ALL_METHODS",
     "GROUPS",
+    "HYBRIDS",
+    "HYBRID_METHODS",
     "LR_SWEEP",
     "MAIN",
     "METHODS",
@@ -51,8 +56,9 @@ VARIANTS = {
 }
 
 
-#: Where a method is listed: the main comparison, the ablations and protocols, the fine-tunes' learning-rate sweep.
-GROUPS = ("main", "ablation", "sweep")
+#: Where a method is listed: the main comparison, the ablations and protocols, the fine-tunes' learning-rate sweep,
+#: the hybrid families (trained and evaluated on request, not shipped).
+GROUPS = ("main", "ablation", "sweep", "hybrid")
 
 #: Colours of the fine-tuned models: darker shades of PI's orange and YaRN's purple.
 FINE_TUNE_COLORS = {"linear": "#8c3b00", "yarn": "#3b1f6b"}
@@ -167,8 +173,8 @@ def _zero_shot(group: str) -> tuple[LabMethod, ...]:
     return tuple(out)
 
 
-#: Every family but RoPE, as trained (from the family registry, in the vocabulary's order).
-_FAMILIES = tuple(LabMethod(family) for family in FAMILIES if family != "rope")
+#: Every family of group "main" but RoPE, as trained (from the family registry, in the vocabulary's order).
+_FAMILIES = tuple(LabMethod(family) for family, cls in FAMILIES.items() if family != "rope" and cls.group == "main")
 _FINE_TUNES = (LabMethod("rope", "linear", finetune=True), LabMethod("rope", "yarn", finetune=True))
 _SWEEP = tuple(
     LabMethod("rope", scaling, finetune=True, lr=lr, group="sweep")
@@ -190,13 +196,20 @@ ZERO_SHOT = tuple(name for name in MAIN if METHODS[name].zero_shot)
 #: Families other than RoPE.
 OTHER_FAMILIES = tuple(name for name, m in METHODS.items() if m.scaling is None)
 FINE_TUNED = tuple(name for name in MAIN if METHODS[name].finetune)
+#: The hybrid families, as trained (group "hybrid"): evaluated only when asked for, since their checkpoints do not ship.
+HYBRID_METHODS: dict[str, LabMethod] = {
+    family: LabMethod(family, group="hybrid") for family, cls in FAMILIES.items() if cls.group == "hybrid"
+}
+HYBRIDS = tuple(HYBRID_METHODS)
+#: Every lab method: the shipped grid's, then the hybrids' (the order of records and the names the CLI accepts).
+ALL_METHODS: dict[str, LabMethod] = {**METHODS, **HYBRID_METHODS}
 
 
 def lab_method(name: str) -> LabMethod:
-    """The :class:`LabMethod` called ``name`` (a key of :data:`METHODS`)."""
-    if not isinstance(name, str) or name not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {name!r}")
-    return METHODS[name]
+    """The :class:`LabMethod` called ``name`` (a key of :data:`ALL_METHODS`: :data:`METHODS` or a hybrid)."""
+    if not isinstance(name, str) or name not in ALL_METHODS:
+        raise ValueError(f"method must be one of {list(ALL_METHODS)}, got {name!r}")
+    return ALL_METHODS[name]
 
 
 def rope_scaling_for(

@@ -2,7 +2,8 @@
 
 Families (``LabConfig.family``: the keys of :data:`helpers.lab.positional.FAMILIES`, identifiers of
 :data:`helpers.methods.POSITIONAL_FAMILIES`): each is a :class:`helpers.lab.positional.Positional` with three hooks (add to the token embeddings, rotate q and k, add a bias to the logits), called at one place each
-in :meth:`TinyTransformer.forward` and :meth:`CausalSelfAttention.forward`.
+in :meth:`TinyTransformer.forward` and :meth:`CausalSelfAttention.forward`; block ℓ calls the rotate and bias hooks
+of ``positional.layer(ℓ)`` (a hybrid's layer, or the family's one object: :meth:`TinyTransformer.layer_hooks`).
 
 Block (pre-LN, GPT-2 style, no dropout): h = h + Attn(LN(h)); h = h + MLP(LN(h)); logits = W_out·LN(h).
 Attention: softmax(q·kᵀ/√d_h + bias + causal mask)·v, with ``torch.nn.functional.scaled_dot_product_attention``
@@ -42,7 +43,11 @@ class LabConfig:
     ``learned_init_std``; ``sinusoidal``: ``sinusoidal_base``; ``t5_bias``: ``t5_num_buckets``, ``t5_max_distance``,
     ``t5_init`` ("normal" = T5's N(0, 0.02²) table, "alibi" = every head starts on ALiBi's line, see
     :class:`helpers.lab.positional.T5RelativeBias`), ``t5_table_lr_scale`` (the table's learning rate as a multiple of
-    the run's).
+    the run's); the hybrids (:class:`helpers.lab.positional.Hybrid`, one object per layer): ``irope``: ``rope_base``,
+    ``rope_layout``, ``no_rope_layer_interval`` (every n-th layer NoPE); ``irope_temp``: those and ``attn_scale``,
+    ``floor_scale`` (Llama 4's query temperature in the NoPE layers); ``local_global``: ``rope_base`` (the sliding
+    layers'), ``global_rope_base``, ``rope_layout``, ``sliding_window`` (W), ``sliding_window_pattern`` (every n-th
+    layer full attention).
     ``seed``: initialisation. :meth:`build` takes the parameters by name, as the older flat configs stored them.
     """
 
@@ -96,18 +101,23 @@ class LabConfig:
         families are left out; otherwise they raise (ValueError naming the parameter and its family)."""
         fields = {f.name for f in dataclasses.fields(cls)} - {"positional"}
         mine = family_class(family).defaults
-        owner = {k: f for f, c in FAMILIES.items() for k in c.defaults}
+        owners: dict[str, list[str]] = {}
+        for f, c in FAMILIES.items():
+            for k in c.defaults:
+                owners.setdefault(k, []).append(f)
         params, rest = {}, {}
         for key, value in settings.items():
             if key in mine:
                 params[key] = value
-            elif key in owner:
+            elif key in owners:
                 if not shared:
-                    raise ValueError(f"{key} only applies to family {owner[key]!r}, got family={family!r}")
+                    which = ", ".join(repr(f) for f in owners[key])
+                    noun = "family" if len(owners[key]) == 1 else "families"
+                    raise ValueError(f"{key} only applies to {noun} {which}, got family={family!r}")
             elif key in fields:
                 rest[key] = value
             else:
-                allowed = sorted(fields | set(owner))
+                allowed = sorted(fields | set(owners))
                 raise ValueError(f"unknown LabConfig fields {[key]}; allowed: {allowed}")
         return cls(family=family, positional=params, **rest)
 
@@ -344,12 +354,12 @@ class TinyTransformer(nn.Module):
                 )
         options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
-        bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
         weights = []
-        for i, block in enumerate(self.blocks):
+        hooks = self.layer_hooks(tokens.shape[1])  # per block: its positional object and score bias
+        for i, (block, (positional, bias)) in enumerate(zip(self.blocks, hooks, strict=True)):
             last = i == len(self.blocks) - 1
             query_at = logits_at if last else None
-            h, w = block(h, self.positional, options, bias, return_attention, query_at)  # (B, T|n, D)
+            h, w = block(h, positional, options, bias, return_attention, query_at)  # (B, T|n, D)
             weights.append(w)
         logits = self.lm_head(self.ln_f(h))  # (B, T, V) or (B, n, V)
         return (logits, tuple(weights)) if return_attention else logits
@@ -362,9 +372,22 @@ class TinyTransformer(nn.Module):
             raise IndexError(f"layer must be < n_layers = {self.config.n_layers}, got {layer}")
         options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
-        bias = self.positional.score_bias(tokens.shape[1])  # (H, T, T) or None
-        for block in self.blocks[:layer]:
-            h, _ = block(h, self.positional, options, bias)  # (B, T, D)
-        block = self.blocks[layer]
-        _, weights = block.attn(block.ln1(h), self.positional, options, bias, True, weights_only=True)
+        hooks = self.layer_hooks(tokens.shape[1])
+        for block, (positional, bias) in zip(self.blocks[:layer], hooks, strict=False):
+            h, _ = block(h, positional, options, bias)  # (B, T, D)
+        block, (positional, bias) = self.blocks[layer], hooks[layer]
+        _, weights = block.attn(block.ln1(h), positional, options, bias, True, weights_only=True)
         return weights  # (B, H, T, T)
+
+    def layer_hooks(self, length: int) -> list[tuple[Positional, torch.Tensor | None]]:
+        """Per block: the positional object it calls (``positional.layer(ℓ)``: the family's one object, or a
+        hybrid's layer) and that object's score bias (H, T, T) or None, each bias computed once per distinct object
+        (so a family with one object computes it once per call, as before hybrids existed)."""
+        biases: dict[int, torch.Tensor | None] = {}
+        hooks = []
+        for i in range(self.config.n_layers):
+            positional = self.positional.layer(i)
+            if id(positional) not in biases:
+                biases[id(positional)] = positional.score_bias(length)  # (H, T, T) or None
+            hooks.append((positional, biases[id(positional)]))
+        return hooks

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers.lab.checkpoints import SHIPPED_SEEDS, reproducibility_text
 from helpers.lab.findings import findings_markdown
-from helpers.lab.methods import MAIN, lab_method
+from helpers.lab.methods import HYBRIDS, MAIN, lab_method
 from helpers.lab.positional import FAMILIES
 from helpers.lab.records import at_scale, scales_of, seeds_of, summary
 from helpers.lab.tables import eval_time, wall_time
@@ -78,6 +78,8 @@ def overview_markdown(results: dict) -> str:
     n_files = len(list(CHECKPOINT_SIZES_DIR.rglob("*.pt")))
     minutes = sum(c["training"]["seconds"] for c in ck.values()) / 60
     L_ = meta["train_len"]
+    # the families that have records (a hybrid family is listed once its records are in the results)
+    families = [f for f in FAMILIES if any(lab_method(m).family == f for m in results["methods"])]
 
     def row(view: dict, m: str) -> str:
         cells = []
@@ -100,8 +102,8 @@ def overview_markdown(results: dict) -> str:
         "seeded synthetic tasks: a copy-LM task where long context lowers the loss (an induction head can copy earlier",
         "spans) and passkey retrieval in the style of the PI and YaRN papers. Position enters the model through one",
         "`Positional` object (add to the embeddings, rotate q and k, or add a bias to the scores), so the "
-        f"{_number(len(FAMILIES))} families",
-        f"({', '.join(f'`{f}`' for f in FAMILIES)}) train by the same recipe at L = "
+        f"{_number(len(families))} families",
+        f"({', '.join(f'`{f}`' for f in families)}) train by the same recipe at L = "
         f"{L_} tokens (scale `tiny`; T5's table starts on ALiBi's lines and learns at 0.1× the rate, notebook 06 §5); "
         "`rope` is then evaluated zero-shot with every scaling method of `helpers.scaling`,",
         "with ablations of their mechanisms, and fine-tuned with PI (`rope+linear_ft`) and YaRN (`rope+yarn_ft`) at",
@@ -128,7 +130,7 @@ def overview_markdown(results: dict) -> str:
     for sc in scales_of(results):
         view = at_scale(results, sc)
         lines.append(f"| **scale `{sc}`, L = {view['meta']['train_len']}** | | |")
-        lines += [row(view, m) for m in MAIN if m in view["methods"] and m != "rope+default_window"]
+        lines += [row(view, m) for m in (*MAIN, *HYBRIDS) if m in view["methods"] and m != "rope+default_window"]
     lines += [
         "",
         "Each claim below is generated from the records and says on how many seeds it holds:",

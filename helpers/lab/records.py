@@ -149,7 +149,7 @@ def merge_results(old: dict, new: dict) -> dict:
     the same one of ``old``, every other record of ``old`` is kept; each method's seeds are joined. Raises
     ValueError naming the difference when a scale of both was evaluated on another sample (:data:`SAMPLE_FIELDS`)
     or at lengths the old file does not have (its tables would have holes)."""
-    from helpers.lab.methods import METHODS
+    from helpers.lab.methods import ALL_METHODS
 
     views = {}
     for scale in dict.fromkeys([*scales_of(old), *scales_of(new)]):
@@ -186,14 +186,14 @@ def merge_results(old: dict, new: dict) -> dict:
             }
         else:
             meta = o["meta"]
-        order = {m: i for i, m in enumerate(METHODS)}
+        order = {m: i for i, m in enumerate(ALL_METHODS)}
         methods = dict(sorted(methods.items(), key=lambda kv: order[kv[0]]))
         views[scale] = {"meta": meta | {"seeds": seeds}, "methods": methods}
     key = lambda r: (r.get("scale", "tiny"), r["method"], r["seed"], r["task"], r["length"])  # noqa: E731
     fresh = {key(r) for r in new["records"]}
     records = [r for r in old["records"] if key(r) not in fresh] + list(new["records"])
     scale_order = {s: i for i, s in enumerate(views)}
-    method_order = {m: i for i, m in enumerate(METHODS)}
+    method_order = {m: i for i, m in enumerate(ALL_METHODS)}
     records.sort(
         key=lambda r: (
             scale_order[r.get("scale", "tiny")],

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from helpers.lab.methods import ABLATIONS, LR_SWEEP, MAIN, VARIANTS, lab_method
+from helpers.lab.methods import ABLATIONS, HYBRIDS, LR_SWEEP, MAIN, VARIANTS, lab_method
 from helpers.lab.records import at_scale, scales_of, seed_values, seeds_of, summary
 
 __all__ = [
@@ -44,10 +44,11 @@ def _metric_table(view: dict, methods, metric: str, fmt: str, lengths) -> list[s
 
 
 def scale_tables(view: dict) -> str:
-    """Loss, passkey, per-seed passkey and previous-token tables of the main methods at one scale (a view)."""
+    """Loss, passkey, per-seed passkey and previous-token tables of the main methods at one scale (a view), and of
+    the hybrid families where the view has their records (the shipped results have none: then no row)."""
     meta = view["meta"]
     lengths, train_len = meta["lengths"], meta["train_len"]
-    methods = [m for m in MAIN if m in view["methods"]]
+    methods = [m for m in (*MAIN, *HYBRIDS) if m in view["methods"]]
     heads = " | ".join(f"{t} ({t / train_len:g}×L)" for t in lengths)
     rule = "|".join(["---"] * (len(lengths) + 1))
     n_keys = len(meta["passkey_depths"]) * meta["passkey_keys_per_depth"]

@@ -1,4 +1,4 @@
-"""The resumable training grid: every (model, seed) of the shipped recipes trained from
+"""The resumable training grid: every (model, seed) of the recipes (the shipped models', and the hybrids' when named) trained from
 :data:`helpers.lab.checkpoints.RECIPES` (a fine-tune from its parent of the same seed), parents first, each saved as
 soon as it finishes; several processes may share the grid (each run is claimed by a lock file).
 
@@ -16,6 +16,7 @@ from helpers.lab.checkpoints import (
     _LOADED,
     CHECKPOINT_DIR,
     MODELS,
+    RECIPES,
     SHIPPED_SEEDS,
     _seed,
     checkpoint_id,
@@ -60,7 +61,8 @@ def pending_runs(names, seeds, *, directory: Path = CHECKPOINT_DIR, force: bool 
         parent = recipe(n).init_from
         if parent and not is_trained(parent, s, directory):
             wanted.add((parent, s))
-    order = sorted(wanted, key=lambda run: (recipe(run[0]).init_from is not None, run[1], MODELS.index(run[0])))
+    names = list(RECIPES)  # the shipped models' and the hybrids' recipes, in one order
+    order = sorted(wanted, key=lambda run: (recipe(run[0]).init_from is not None, run[1], names.index(run[0])))
     return [run for run in order if force or not is_trained(*run, directory)]
 
 

@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 
-from helpers.lab.methods import FINE_TUNED, OTHER_FAMILIES, ZERO_SHOT, lab_method
+from helpers.lab.methods import FINE_TUNED, HYBRIDS, OTHER_FAMILIES, ZERO_SHOT, lab_method
 from helpers.lab.records import at_scale, record, seed_values, seeds_of
 
 
@@ -90,7 +90,7 @@ def plot_passkey_by_length(results: dict, methods, *, ax: Axes | None = None) ->
 def _groups(results: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     present = set(results["methods"])
     zero_shot = tuple(m for m in (*ZERO_SHOT, "rope+default_window") if m in present)
-    others = tuple(m for m in (*OTHER_FAMILIES, "rope+default", *FINE_TUNED) if m in present)
+    others = tuple(m for m in (*OTHER_FAMILIES, *HYBRIDS, "rope+default", *FINE_TUNED) if m in present)
     return zero_shot, others
 
 
