@@ -26,7 +26,7 @@ from helpers._checks import check_int
 from helpers.layer_schedules import no_rope_layers, sliding_layer_types
 from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
 
-__all__ = ["LayerPosition", "LayerTypeRope", "RopeSchedule", "layer_table", "rope_by_layer_type"]
+__all__ = ["LayerPosition", "LayerTypeRope", "RopeSchedule", "layer_table", "rope_by_layer_type", "slow_pair_share"]
 
 #: HF's default base when a config gives none (``PreTrainedConfig.default_theta``); per-model defaults differ.
 DEFAULT_THETA = 10000.0
@@ -223,3 +223,18 @@ def layer_table(config: Mapping, context_length: int | None = None) -> list[Laye
             )
         )
     return rows
+
+
+def slow_pair_share(config: Mapping, context_length: int | None = None) -> np.ndarray:
+    """Per layer: the share of its rotated pairs that never complete a turn within what it sees (NaN: NoPE layer).
+
+    share_ℓ = |{i : θ_i > 0, Δ_max·θ_i < 2π}| / |{i : θ_i > 0}|, with Δ_max and the pairs of :func:`layer_table`.
+    Shapes: returns float64 (layers,). Used by notebook 08's gallery figure.
+    """
+    schedule = rope_by_layer_type(config)
+    rows = layer_table(config, context_length)
+    share = np.full(len(rows), np.nan)  # (layers,)
+    for row in rows:
+        if row.rotates:
+            share[row.layer] = len(row.pairs_without_full_turn) / schedule.by_type[row.layer_type].rotated_pairs
+    return share

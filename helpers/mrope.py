@@ -10,7 +10,8 @@ frequency slots of a head are divided among the three axes:
 
 :func:`mrope_position_ids` builds the (3, T) ids for a mixed text + image + video sequence as HF's
 ``Qwen2VLModel.get_rope_index`` does; :func:`mrope_slot_axes` says which axis each slot reads;
-:func:`mrope_cos_sin` builds the cos/sin tables (half-split layout, as HF). Formulas: ``reference-formulas.md``,
+:func:`mrope_cos_sin` builds the cos/sin tables (half-split layout, as HF); :func:`mrope_grid_scores` is the score of one
+image patch's query against every patch of the image, for unit pairs (what each layout lets a head tell apart). Formulas: ``reference-formulas.md``,
 "2025–26 position designs", point 3.
 """
 
@@ -24,7 +25,7 @@ import torch
 from helpers._checks import check_bool, check_int, check_positive
 from helpers.rope import check_inv_freq
 
-__all__ = ["AXES", "mrope_cos_sin", "mrope_position_ids", "mrope_slot_axes"]
+__all__ = ["AXES", "mrope_cos_sin", "mrope_grid_scores", "mrope_position_ids", "mrope_slot_axes"]
 
 AXES = ("temporal", "height", "width")
 _KINDS = ("text", "image", "video")
@@ -137,3 +138,38 @@ def mrope_cos_sin(
     angles = torch.from_numpy(pos * theta)  # (T, D/2)
     angles = torch.cat([angles, angles], dim=-1)  # (T, D) half-split
     return (angles.cos() * a).to(dtype), (angles.sin() * a).to(dtype)  # (T, D) each
+
+
+def mrope_grid_scores(
+    grid_h: int,
+    grid_w: int,
+    inv_freq,
+    mrope_section: Sequence[int],
+    *,
+    interleaved: bool = False,
+    query: tuple[int, int] | None = None,
+) -> np.ndarray:
+    """Score of a query patch against every patch of one image under M-RoPE, for q = k with unit pairs.
+
+    Patches of one image share their temporal id, so slot i sees the offset Δ_a(i) of its axis a(i) (0 for the
+    temporal slots, Δrow for height, Δcol for width) and, with every pair of q and k equal to (1, 0),
+    score(Δrow, Δcol) = (1/(D/2)) Σ_i cos(Δ_a(i)·θ_i):  1 at the query's own patch; a drop along an axis says how
+    well the slots of that axis tell patches apart at that offset.
+    ``grid_h``, ``grid_w``: the merged grid (tokens per column and per row); ``query``: (row, col), default the
+    centre (grid_h // 2, grid_w // 2); ``inv_freq`` (D/2,); ``mrope_section`` as in :func:`mrope_slot_axes`.
+    Shapes: returns float64 (grid_h, grid_w). Equal to rotating with :func:`mrope_cos_sin` and taking q·k/(D/2)
+    (``tests/test_mrope.py``).
+    """
+    h = check_int("grid_h", grid_h, minimum=1)
+    w = check_int("grid_w", grid_w, minimum=1)
+    theta = check_inv_freq(inv_freq)  # (D/2,)
+    axes = mrope_slot_axes(len(theta), mrope_section, interleaved=interleaved)  # (D/2,)
+    row, col = (h // 2, w // 2) if query is None else query
+    if not (isinstance(row, (int, np.integer)) and isinstance(col, (int, np.integer))) or not (
+        0 <= row < h and 0 <= col < w
+    ):
+        raise ValueError(f"query must be a (row, col) inside the {h} x {w} grid, got {query!r}")
+    d_row = np.arange(h, dtype=np.float64)[:, None, None] - row  # (h, 1, 1)
+    d_col = np.arange(w, dtype=np.float64)[None, :, None] - col  # (1, w, 1)
+    offset = np.where(axes == 1, d_row, 0.0) + np.where(axes == 2, d_col, 0.0)  # (h, w, D/2)
+    return np.cos(offset * theta).mean(axis=-1)  # (h, w)

@@ -4,15 +4,19 @@ A head sometimes has nothing to attend to; softmax still has to put its mass som
 dump it on the first tokens ("attention sinks", Xiao et al. 2023, arXiv 2309.17453, StreamingLLM). gpt-oss gives
 each head a learned logit z_h that joins every query's row of scores; the softmax runs over the scores and z_h, and
 z_h's column is then removed, so each row of weights sums to 1 − p_sink < 1.
+
+StreamingLLM instead keeps the first few *tokens* as sinks in a rolling KV cache and gives the cached keys positions
+inside the cache, not in the text (:func:`streaming_cache`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from helpers._checks import check_float_tensor, check_positive
+from helpers._checks import check_float_tensor, check_int, check_positive
 
-__all__ = ["sink_attention"]
+__all__ = ["sink_attention", "streaming_cache"]
 
 
 def sink_attention(
@@ -56,3 +60,24 @@ def sink_attention(
     logits = logits - logits.max(dim=-1, keepdim=True).values  # (B, H, T, S + 1) stable
     weights = torch.softmax(logits, dim=-1)[..., :-1]  # (B, H, T, S): the sink's column dropped
     return weights @ v, weights  # (B, H, T, D_v), (B, H, T, S)
+
+
+def streaming_cache(n_tokens: int, *, window: int, n_sink: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Which tokens a StreamingLLM cache holds after ``n_tokens`` tokens, and the positions RoPE gives them.
+
+    The cache keeps the first S = ``n_sink`` tokens (the attention sinks) and the last W = ``window`` tokens; the
+    ones in between are evicted. Positions are re-indexed inside the cache: the j-th cached key gets position j
+    (j = 0 .. S + W − 1) whatever its place in the text, and the next query gets position S + W. So the distances
+    RoPE sees never exceed S + W, however long the stream.
+    Shapes: returns (token indices in the text (C,), cache positions (C,)), int64, C = min(n_tokens, S + W).
+    Source: Xiao et al. 2023, StreamingLLM, arXiv 2309.17453 §3.2 (4 sink tokens; "positions within the cache
+    rather than those in the original text").
+    """
+    n = check_int("n_tokens", n_tokens, minimum=1)
+    s = check_int("n_sink", n_sink, minimum=0)
+    w = check_int("window", window, minimum=1)
+    if n <= s + w:
+        kept = np.arange(n, dtype=np.int64)  # (n,) nothing evicted yet
+    else:
+        kept = np.concatenate([np.arange(s), np.arange(n - w, n)]).astype(np.int64)  # (S + W,)
+    return kept, np.arange(kept.size, dtype=np.int64)  # (C,), (C,)

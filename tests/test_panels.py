@@ -19,6 +19,7 @@ from helpers.widgets import blindness as WB
 from helpers.widgets import extension as WX
 from helpers.widgets import lab as WLab
 from helpers.widgets import learned as WL
+from helpers.widgets import modern as WM
 from helpers.widgets import rope as WR
 from helpers.widgets import sinusoidal as WS
 
@@ -136,6 +137,32 @@ PANELS = [
         {"scale": "scale", "method": "method", "seed": "seed", "length T": "multiple"},
         WLab.LAB_LAYOUT,
     ),
+    (
+        "08 fraction",
+        WM.fraction_panel,
+        WM.draw_fraction,
+        {"fraction rotated p": "fraction", "base b (log scale)": "base"},
+        WM.FRACTION_LAYOUT,
+    ),
+    (
+        "08 bases",
+        WM.bases_panel,
+        WM.draw_bases,
+        {
+            "sliding layers' base (log scale)": "local_base",
+            "full layers' base (log scale)": "global_base",
+            "window W (tokens)": "window",
+        },
+        WM.BASES_LAYOUT,
+    ),
+    (
+        "08 mrope",
+        WM.mrope_panel,
+        WM.draw_mrope,
+        {"temporal slots t (of 64)": "temporal_slots", "layout": "interleaved"},
+        WM.MROPE_LAYOUT,
+    ),
+    ("08 sink", WM.sink_panel, WM.draw_sink, {"sink logit z": "sink_logit"}, WM.SINK_LAYOUT),
 ]
 IDS = [p[0] for p in PANELS]
 

@@ -1,0 +1,146 @@
+"""Slider panels for notebook 08 (position in 2025–26 models). Each ``draw_*`` is a plain function the tests call.
+
+* :func:`fraction_panel`: the fraction p of a head that rotates, proportional vs partial ``default`` (and the base).
+* :func:`bases_panel`: the base of sliding and of full layers, and the window, against what each layer sees.
+* :func:`mrope_panel`: M-RoPE's temporal slots and layout (sectioned / interleaved) on an image grid.
+* :func:`sink_panel`: the learned sink's logit z and the share of attention it takes from one query's keys.
+
+Every ``draw_*`` draws on a new pyplot figure by default (the notebook's static cells) or on the ``fig`` it is
+given (the panel's one kept figure, :func:`helpers.widgets._common.panel`), through the ``*View`` classes wrapping
+:mod:`helpers.plots.modern`'s drawings.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+import numpy as np
+import torch
+
+from helpers.plots import modern as modern_plots
+from helpers.sinks import sink_attention
+from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
+
+FRACTION_LAYOUT = Layout((6.4, 3.4), left=0.13, bottom=0.14, right=0.97, top=0.9)
+BASES_LAYOUT = Layout((6.4, 3.4), left=0.13, bottom=0.14, right=0.97, top=0.9)
+MROPE_LAYOUT = Layout(
+    (9.0, 3.4), left=0.09, bottom=0.15, right=0.95, top=0.84, ncols=2, wspace=0.25, width_ratios=(1.3, 1.0)
+)
+SINK_LAYOUT = Layout((6.0, 3.2), left=0.12, bottom=0.15, right=0.97, top=0.9)
+
+#: The sink panel's query: scores of one query against 16 keys, none of them standing out (seeded, fixed).
+SINK_SCORES = np.random.default_rng(0).normal(scale=0.5, size=16)
+
+
+class FractionView(View):
+    layout = FRACTION_LAYOUT
+
+    def setup(self, ax):
+        self.drawing = modern_plots.RotaryFraction(ax)
+
+    def update(self, fraction, base):
+        return self.drawing.update(512, base, fraction)
+
+
+class BasesView(View):
+    layout = BASES_LAYOUT
+
+    def setup(self, ax):
+        self.drawing = modern_plots.LayerTypeBases(ax)
+
+    def update(self, local_base, global_base, window):
+        return self.drawing.update(256, local_base, global_base, window, 32768)
+
+
+class MropeView(View):
+    layout = MROPE_LAYOUT
+
+    def setup(self, axes):
+        self.drawing = modern_plots.MropeGrid(axes)
+
+    def update(self, temporal_slots, interleaved):
+        return self.drawing.update(temporal_slots, interleaved)
+
+
+class SinkView(View):
+    layout = SINK_LAYOUT
+
+    def setup(self, ax):
+        self.drawing = modern_plots.SinkWeights(ax, SINK_SCORES.size)
+
+    def update(self, sink_logit):
+        weights, plain = sink_weights(sink_logit)
+        return self.drawing.update(weights, plain, sink_logit)
+
+
+def sink_weights(sink_logit: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sink panel's query's weights over its 16 keys with a sink of logit z, and without a sink (softmax).
+
+    Scores s_n = :data:`SINK_SCORES` (set as q·k with k the identity and scale 1); computed by
+    :func:`helpers.sinks.sink_attention` in float64. Shapes: two arrays (16,).
+    """
+    n = SINK_SCORES.size
+    q = torch.from_numpy(SINK_SCORES).reshape(1, 1, 1, n)  # (1, 1, 1, n): q·k_n = s_n
+    k = torch.eye(n, dtype=torch.float64).reshape(1, 1, n, n)  # (1, 1, n, n)
+    _, w = sink_attention(q, k, k, torch.tensor([float(sink_logit)], dtype=torch.float64), scale=1.0)  # (1,1,1,n)
+    plain = torch.softmax(torch.from_numpy(SINK_SCORES), dim=-1)  # (n,)
+    return w.reshape(n).numpy(), plain.numpy()
+
+
+def draw_fraction(fraction: float = 0.25, base: float = 1e6, *, fig=None):
+    """Wavelengths of a 512-wide head when a fraction p rotates: proportional vs partial ``default``."""
+    return view_on(FractionView, fig).update(fraction, base)
+
+
+def fraction_panel():
+    """Sliders: the fraction p rotated (1/16 … 1) and the base (10³ … 10⁷, log scale)."""
+    controls = {
+        "fraction": float_slider("fraction rotated p", 0.25, 0.0625, 1.0, 0.0625, fmt=".4g"),
+        "base": log_slider("base b (log scale)", 1e6, 3, 7, 0.5),
+    }
+    return panel(draw_fraction, controls, layout=FRACTION_LAYOUT)
+
+
+def draw_bases(local_base: float = 1e4, global_base: float = 1e6, window: int = 512, *, fig=None):
+    """Gemma 3 270M's two layer types (D = 256, L = 32,768): wavelengths of each base against W and L."""
+    return view_on(BasesView, fig).update(local_base, global_base, window)
+
+
+def bases_panel():
+    """Sliders: base of the sliding layers, base of the full layers (10³ … 10⁸, log scale), window W (tokens)."""
+    controls = {
+        "local_base": log_slider("sliding layers' base (log scale)", 1e4, 3, 8, 0.5),
+        "global_base": log_slider("full layers' base (log scale)", 1e6, 3, 8, 0.5),
+        "window": int_slider("window W (tokens)", 512, 128, 4096, 128),
+    }
+    return panel(draw_bases, controls, layout=BASES_LAYOUT)
+
+
+def draw_mrope(temporal_slots: int = 16, interleaved: bool = False, *, fig=None):
+    """M-RoPE on a 16 × 16 image grid (D = 128, base 1e6): slot axes and the centre query's score drop."""
+    return view_on(MropeView, fig).update(temporal_slots, interleaved)
+
+
+def mrope_panel():
+    """Controls: temporal slots t (0 … 64; height and width share the rest) and the layout."""
+    controls = {
+        "temporal_slots": int_slider("temporal slots t (of 64)", 16, 0, 64, 4),
+        "interleaved": W.Dropdown(
+            options=[("sectioned (Qwen2/2.5-VL)", False), ("interleaved (Qwen3-VL)", True)],
+            value=False,
+            description="layout",
+            style=STYLE,
+            layout=LAYOUT,
+        ),
+    }
+    return panel(draw_mrope, controls, layout=MROPE_LAYOUT)
+
+
+def draw_sink(sink_logit: float = 2.0, *, fig=None):
+    """One query's weights over 16 keys with a learned sink of logit z (gpt-oss), against plain softmax."""
+    return view_on(SinkView, fig).update(sink_logit)
+
+
+def sink_panel():
+    """Slider: the sink's logit z (−4 … 8)."""
+    controls = {"sink_logit": float_slider("sink logit z", 2.0, -4.0, 8.0, 0.5, fmt=".1f")}
+    return panel(draw_sink, controls, layout=SINK_LAYOUT)
