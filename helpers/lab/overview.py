@@ -177,7 +177,6 @@ def readme_lab_item(results: dict) -> str:
         "  interval over seeds where it compares numbers, and a verdict (robust: it holds on at least 90 % of the seeds\n"
         f"  or every interval lies above its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
         "  the set-up choices and the comparison with the papers are in [helpers/lab/results/RESULTS.md]"
-        "(helpers/lab/results/RESULTS.md);\n  notebooks 03, 05b and 06 show them. Rebuild:\n"
-        "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`\n"
-        "  (the shipped seeds; the others: `train NAME --seeds K --out DIR`, then `evaluate --seeds K --checkpoints DIR`).\n"
+        "(helpers/lab/results/RESULTS.md);\n  notebooks 03, 05b and 06 show them. Rebuild (docs/lab-results.md: other seeds):\n"
+        "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`.\n"
     )
