@@ -32,9 +32,11 @@ import torch
 
 def sweep_runs(scales: list[str]) -> list[tuple[str, int]]:
     """(checkpoint name, seed) of every float16-stored recipe at ``scales``."""
-    from helpers.lab.checkpoints import RECIPES, SEEDS, scale_of
+    from helpers.lab.checkpoints import RECIPES, SHIPPED_SEEDS, scale_of
 
-    return [(n, s) for n, r in RECIPES.items() if r.storage == "float16" and scale_of(n) in scales for s in SEEDS]
+    return [
+        (n, s) for n, r in RECIPES.items() if r.storage == "float16" and scale_of(n) in scales for s in SHIPPED_SEEDS
+    ]
 
 
 def retrain_float32(name: str, seed: int, directory: Path) -> dict:

@@ -795,9 +795,9 @@ def test_cli_evaluate_of_some_seeds_merges_and_refuses_another_sample(tmp_path, 
     assert [r for r in merged["records"] if r["seed"] == 0] == first["records"]  # seed 0's records kept as they were
     assert [(r["seed"], r["task"]) for r in merged["records"]] == [(0, "lm"), (0, "passkey"), (1, "lm"), (1, "passkey")]
     assert merged["meta"]["eval_seconds"] == first["meta"]["eval_seconds"]  # a partial run does not retime the file
-    assert cli.main(_evaluate_argv(out, "--seeds", "1", "--eval-protocol", "keys100")) == 1
+    assert cli.main(_evaluate_argv(out, "--seeds", "1", "--eval-protocol", "keys60-20")) == 1
     err = capsys.readouterr().err
-    assert "passkey_keys_per_depth = 12" in err and "--out DIR" in err and "Traceback" not in err
+    assert "passkey_keys_per_depth = 20" in err and "--out DIR" in err and "Traceback" not in err
     assert json.loads((out / "results.json").read_text()) == merged  # refused: the file is untouched
     with pytest.raises(ValueError, match="lengths"):
         lab.records.merge_results(merged, merged | {"meta": merged["meta"] | {"lengths": [96]}})

@@ -115,4 +115,8 @@ def test_every_finding_reports_count_verdict_and_intervals():
             for i in f["intervals"]:
                 assert i["low"] <= i["mean"] <= i["high"] and "`" in i["of"]
     text = findings_markdown(results)
-    assert "Student t" in text and "**robust** (3 of 3 seeds)" in text and "- **mixed (2 of 3)**: " in text
+    found = [f for sc in scales_of(results) for f in findings(at_scale(results, sc))]
+    robust = next(f for f in found if f["verdict"] == "robust" and f["n"] > 1)
+    mixed = next(f for f in found if f["verdict"].startswith("mixed"))
+    assert "Student t" in text and f"**robust** ({robust['holds']} of {robust['n']} seeds)" in text
+    assert f"- **{mixed['verdict']}**: " in text
