@@ -163,6 +163,14 @@ PANELS = [
         WM.MROPE_LAYOUT,
     ),
     ("08 sink", WM.sink_panel, WM.draw_sink, {"sink logit z": "sink_logit"}, WM.SINK_LAYOUT),
+    ("08 attention", WM.attention_panel, WM.draw_attention, {"layer": "layer"}, WM.ATTENTION_LAYOUT),
+    (
+        "08 loss",
+        WM.loss_panel,
+        WM.draw_loss,
+        {"scaled": "layers", "blocks of 256 positions per point": "smooth"},
+        WM.LOSS_LAYOUT,
+    ),
 ]
 IDS = [p[0] for p in PANELS]
 

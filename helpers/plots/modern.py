@@ -1,9 +1,10 @@
 """Figures for notebook 08 (position in 2025–26 models): rotated fraction, bases per layer type, M-RoPE on an image
-grid, a learned sink's weight, and the gallery of real configs on one page.
+grid, a learned sink's weight, the gallery of real configs on one page, and Gemma 3 270M's measurements (attention by
+distance per layer, loss by position with RoPE scaled on the global layers or on every layer).
 
 Drawing classes behind the sliders (built once on their axes, ``update(...)`` sets data in place, as
 :class:`helpers.plots.rope.Wavelengths`): :class:`RotaryFraction`, :class:`LayerTypeBases`, :class:`MropeGrid`,
-:class:`SinkWeights`. Static figures: :func:`plot_gallery`, :func:`plot_query_temperature`. The numbers come from
+:class:`SinkWeights`, :class:`AttentionByDistance`, :class:`LossByPosition`. Static figures: :func:`plot_gallery`, :func:`plot_query_temperature`. The numbers come from
 the maths modules (:mod:`helpers.scaling`, :mod:`helpers.layer_schedules`, :mod:`helpers.mrope`,
 :mod:`helpers.model_configs`); no torch here (the sink weights are computed by the caller, :mod:`helpers.sinks`).
 Used by notebook 08 and :mod:`helpers.widgets.modern`.
@@ -28,7 +29,9 @@ from helpers.rope import rope_inv_freq, rope_wavelengths
 from helpers.scaling import proportional_inv_freq
 
 __all__ = [
+    "AttentionByDistance",
     "LayerTypeBases",
+    "LossByPosition",
     "MropeGrid",
     "RotaryFraction",
     "SinkWeights",
@@ -272,3 +275,90 @@ def plot_query_temperature(positions, temperature, *, floor_scale: int, attn_sca
         title=f"τ(m) = 1 + {attn_scale:g}·ln(1 + ⌊(m+1)/{floor_scale}⌋)",
     )
     return ax
+
+
+def distance_bucket_labels(edges) -> list[str]:
+    """Tick labels of the distance buckets [e_b, e_b+1): "0", "1", "2–3", "4–7", ..."""
+    e = [int(x) for x in edges]
+    return [str(lo) if hi - lo == 1 else f"{lo:,}–{hi - 1:,}" for lo, hi in zip(e[:-1], e[1:], strict=True)]
+
+
+class AttentionByDistance:
+    """One layer's attention weight by query–key distance (Gemma 3 270M on real text): the share of all weight in
+    each log-spaced distance bucket, split into the weight on token 0 (``<bos>``, grey) and on every other key.
+
+    ``edges`` (B + 1,): the buckets [e_b, e_b+1) of :func:`helpers.real.gemma3_attention.distance_edges`; ``window``
+    W: a dotted line where a sliding layer's window ends. :meth:`update` takes one layer's dict of
+    :func:`helpers.real.gemma3_tables.attention_layers`.
+    """
+
+    def __init__(self, ax, edges, window: int):
+        self.ax = ax
+        self.edges = [int(x) for x in edges]
+        b = np.arange(len(self.edges) - 1)
+        self.rest = ax.bar(b, np.zeros(b.size), color="tab:blue", label="weight on other keys")
+        self.bos = ax.bar(b, np.zeros(b.size), color="0.65", label="weight on <bos> (token 0)")
+        if window in self.edges:
+            ax.axvline(self.edges.index(window) - 0.5, color="tab:green", ls=":", lw=1.2)
+            ax.text(self.edges.index(window) - 0.45, 0.97, f"window W = {window}", transform=ax.get_xaxis_transform(),
+                    fontsize=7, va="top", color="tab:green")  # fmt: skip
+        ax.set_xticks(b, distance_bucket_labels(self.edges), rotation=45, ha="right", fontsize=7)
+        ax.set_ylim(0, 1)
+        label(ax, xlabel="distance t − j (tokens, log-spaced buckets)", ylabel="share of the layer's weight")
+        ax.legend(fontsize=7, frameon=False, loc="upper left")
+
+    def update(self, layer: dict, index: int):
+        mass = as_array(layer["mass"], "mass")  # (B,)
+        rest = as_array(layer["mass_without_bos"], "mass_without_bos")  # (B,)
+        if mass.shape != (len(self.edges) - 1,) or rest.shape != mass.shape:
+            raise ValueError(f"the layer's masses must have shape ({len(self.edges) - 1},), got {mass.shape}")
+        for bar, r in zip(self.rest, rest, strict=True):
+            bar.set_height(r)
+        for bar, r, m in zip(self.bos, rest, mass, strict=True):
+            bar.set_y(r)
+            bar.set_height(m - r)
+        self.ax.set_ylim(0, max(0.3, 1.1 * float(mass.max())))
+        kind = "global (full attention)" if layer["type"] == "full_attention" else "local (sliding window)"
+        self.ax.set_title(f"layer {index}, {kind}: {layer['bos_weight']:.0%} of a query's weight on <bos>", fontsize=9)
+        return self.ax
+
+
+class LossByPosition:
+    """Loss by query position of Gemma 3 270M on one long text, for plain RoPE and each scaled run.
+
+    ``keys``: the method keys drawn (:data:`helpers.real.gemma3_tables.METHOD_KEYS` order), each with its style
+    and label; ``context_length`` L (a dashed line). :meth:`update` sets every curve, draws the ``emphasised``
+    keys bold and the others faint, and fits the y range to the emphasised ones.
+    """
+
+    def __init__(self, ax, keys, *, styles: Mapping[str, dict], labels: Mapping[str, str], context_length: int):
+        self.ax = ax
+        self.lines = {k: ax.plot([0], [0], lw=1.2, label=labels[k], **styles[k])[0] for k in keys}
+        self.context_length = context_length
+        self.context = ax.axvline(context_length, color="grey", ls="--", lw=1)
+        self.context_text = ax.text(
+            context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top"
+        )
+        label(ax, xlabel="query position (tokens)", ylabel="loss (nats per token)")
+        ax.legend(fontsize=7, loc="upper left", frameon=False)
+
+    def update(self, curves: Mapping[str, tuple], emphasised, *, title: str):
+        shown = []
+        for key, line in self.lines.items():
+            x, y = (as_array(v, key) for v in curves[key])  # (K,), (K,)
+            line.set_data(x, y)
+            bold = key in emphasised
+            line.set_alpha(1.0 if bold else 0.25)
+            line.set_linewidth(1.4 if bold else 0.8)
+            if bold:
+                shown.append(y)
+        x_max = max(float(as_array(curves[k][0]).max()) for k in self.lines)
+        self.ax.set_xlim(0, x_max * 1.01)
+        inside = self.context_length < x_max  # mark L only where the curves reach it
+        self.context.set_visible(inside)
+        self.context_text.set_visible(inside)
+        y = np.concatenate(shown) if shown else np.array([0.0, 1.0])
+        pad = 0.05 * (float(y.max()) - float(y.min()) + 1e-9)
+        self.ax.set_ylim(float(y.min()) - pad, float(y.max()) + pad)
+        self.ax.set_title(title, fontsize=9)
+        return self.ax

@@ -4,6 +4,9 @@
 * :func:`bases_panel`: the base of sliding and of full layers, and the window, against what each layer sees.
 * :func:`mrope_panel`: M-RoPE's temporal slots and layout (sectioned / interleaved) on an image grid.
 * :func:`sink_panel`: the learned sink's logit z and the share of attention it takes from one query's keys.
+* :func:`attention_panel`: Gemma 3 270M's attention by distance, one layer at a time (shipped measurements).
+* :func:`loss_panel`: Gemma 3 270M's loss by position past its context, RoPE scaled on the global layers only or on
+  every layer, with the curves averaged over more or fewer positions (shipped measurements).
 
 Every ``draw_*`` draws on a new pyplot figure by default (the notebook's static cells) or on the ``fig`` it is
 given (the panel's one kept figure, :func:`helpers.widgets._common.panel`), through the ``*View`` classes wrapping
@@ -17,6 +20,8 @@ import numpy as np
 import torch
 
 from helpers.plots import modern as modern_plots
+from helpers.real import gemma3_tables
+from helpers.real.gemma3 import SCALED_LAYERS
 from helpers.sinks import sink_attention
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
 
@@ -26,6 +31,8 @@ MROPE_LAYOUT = Layout(
     (9.0, 3.4), left=0.09, bottom=0.15, right=0.95, top=0.84, ncols=2, wspace=0.25, width_ratios=(1.3, 1.0)
 )
 SINK_LAYOUT = Layout((6.0, 3.2), left=0.12, bottom=0.15, right=0.97, top=0.9)
+ATTENTION_LAYOUT = Layout((6.4, 3.4), left=0.11, bottom=0.3, right=0.97, top=0.9)
+LOSS_LAYOUT = Layout((7.0, 3.4), left=0.1, bottom=0.14, right=0.97, top=0.9)
 
 #: The sink panel's query: scores of one query against 16 keys, none of them standing out (seeded, fixed).
 SINK_SCORES = np.random.default_rng(0).normal(scale=0.5, size=16)
@@ -144,3 +151,102 @@ def sink_panel():
     """Slider: the sink's logit z (−4 … 8)."""
     controls = {"sink_logit": float_slider("sink logit z", 2.0, -4.0, 8.0, 0.5, fmt=".1f")}
     return panel(draw_sink, controls, layout=SINK_LAYOUT)
+
+
+# ------------------------------------------------------------------ Gemma 3 270M's shipped measurements
+def shipped_gemma3_results() -> dict:
+    """The shipped ``gemma3_results.json`` (read once; the panels' data)."""
+    global _GEMMA3_RESULTS
+    if _GEMMA3_RESULTS is None:
+        import json
+
+        from helpers.real.gemma3_measure import RESULTS_FILE
+
+        _GEMMA3_RESULTS = json.loads(RESULTS_FILE.read_text(encoding="utf-8"))
+    return _GEMMA3_RESULTS
+
+
+_GEMMA3_RESULTS: dict | None = None
+#: The attention run the panel draws.
+ATTENTION_TOKENS = 4096
+
+
+def loss_tokens(results: dict) -> int:
+    """The longest length of ``results`` with a finished plain-RoPE loss run (the loss panel's length)."""
+    runs = gemma3_tables.runs_of(results, "loss", method="default")
+    if not runs:
+        raise ValueError("the results hold no finished plain-RoPE loss run")
+    return max(r["n_tokens"] for r in runs)
+
+
+class AttentionView(View):
+    layout = ATTENTION_LAYOUT
+
+    def setup(self, ax, *, results):
+        self.edges, self.layers = gemma3_tables.attention_layers(results, ATTENTION_TOKENS)
+        self.drawing = modern_plots.AttentionByDistance(ax, self.edges, results["meta"]["sliding_window"])
+
+    def update(self, layer):
+        if isinstance(layer, bool) or not isinstance(layer, int | np.integer) or not 0 <= layer < len(self.layers):
+            raise ValueError(f"layer must be an int in 0..{len(self.layers) - 1}, got {layer!r}")
+        return self.drawing.update(self.layers[layer], int(layer))
+
+
+def draw_attention(layer: int = 5, *, results: dict | None = None, fig=None):
+    """One layer's attention by distance: Gemma 3 270M on 4,096 tokens of the World English Bible."""
+    return view_on(AttentionView, fig, results=results or shipped_gemma3_results()).update(layer)
+
+
+def attention_panel(results: dict | None = None):
+    """Slider: the layer (0 … 17; global layers are 5, 11 and 17)."""
+    results = results or shipped_gemma3_results()
+    n = len(gemma3_tables.attention_layers(results, ATTENTION_TOKENS)[1])
+    controls = {"layer": int_slider("layer", 5, 0, n - 1)}
+    return panel(lambda layer, fig: draw_attention(layer, results=results, fig=fig), controls, layout=ATTENTION_LAYOUT)
+
+
+class LossView(View):
+    layout = LOSS_LAYOUT
+
+    def setup(self, ax, *, results):
+        self.results = results
+        self.n_tokens = loss_tokens(results)
+        self.keys = list(gemma3_tables.loss_curves(results, self.n_tokens))
+        self.drawing = modern_plots.LossByPosition(
+            ax,
+            self.keys,
+            styles=gemma3_tables.METHOD_STYLES,
+            labels=gemma3_tables.METHOD_LABELS,
+            context_length=results["meta"]["context_length"],
+        )
+
+    def update(self, layers, smooth):
+        if layers not in SCALED_LAYERS:
+            raise ValueError(f"layers must be one of {list(SCALED_LAYERS)}, got {layers!r}")
+        curves = gemma3_tables.loss_curves(self.results, self.n_tokens, smooth=smooth)
+        bold = ["default", *(k for k in self.keys if k.endswith("/" + layers))]
+        where = "the global layers only" if layers == "global" else "every layer"
+        return self.drawing.update(
+            curves, bold, title=f"s = 2 on {where}; each point: the mean over {smooth * 256:,} positions"
+        )
+
+
+def draw_loss(layers: str = "global", smooth: int = 8, *, results: dict | None = None, fig=None):
+    """Gemma 3 270M's loss by position on the World English Bible past its 32,768-token context."""
+    return view_on(LossView, fig, results=results or shipped_gemma3_results()).update(layers, smooth)
+
+
+def loss_panel(results: dict | None = None):
+    """Controls: which layers the scaled runs change (bold; the others faint) and the positions per point."""
+    results = results or shipped_gemma3_results()
+    controls = {
+        "layers": W.ToggleButtons(
+            options=[("global layers only", "global"), ("every layer", "all")],
+            value="global",
+            description="scaled",
+            style=STYLE,
+        ),
+        "smooth": int_slider("blocks of 256 positions per point", 8, 1, 32),
+    }
+    return panel(lambda layers, smooth, fig: draw_loss(layers, smooth, results=results, fig=fig), controls,
+                 layout=LOSS_LAYOUT)  # fmt: skip
