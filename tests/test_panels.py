@@ -168,7 +168,7 @@ PANELS = [
         "08 loss",
         WM.loss_panel,
         WM.draw_loss,
-        {"scaled": "layers", "blocks of 256 positions per point": "smooth"},
+        {"scaled": "layers", "blocks of 256 positions per point": "smooth", "show": "relative"},
         WM.LOSS_LAYOUT,
     ),
 ]

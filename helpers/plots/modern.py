@@ -340,9 +340,10 @@ class LossByPosition:
             context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top"
         )
         label(ax, xlabel="query position (tokens)", ylabel="loss (nats per token)")
-        ax.legend(fontsize=7, loc="upper left", frameon=False)
+        ax.legend(fontsize=7, loc="lower left", framealpha=0.85)
 
-    def update(self, curves: Mapping[str, tuple], emphasised, *, title: str):
+    def update(self, curves: Mapping[str, tuple], emphasised, *, title: str, ylabel: str = "loss (nats per token)"):
+        self.ax.set_ylabel(ylabel)
         shown = []
         for key, line in self.lines.items():
             x, y = (as_array(v, key) for v in curves[key])  # (K,), (K,)

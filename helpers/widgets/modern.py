@@ -220,24 +220,34 @@ class LossView(View):
             context_length=results["meta"]["context_length"],
         )
 
-    def update(self, layers, smooth):
+    def update(self, layers, smooth, relative):
         if layers not in SCALED_LAYERS:
             raise ValueError(f"layers must be one of {list(SCALED_LAYERS)}, got {layers!r}")
+        if not isinstance(relative, bool):
+            raise ValueError(f"relative must be True or False, got {relative!r}")
         curves = gemma3_tables.loss_curves(self.results, self.n_tokens, smooth=smooth)
+        if relative:  # every curve minus plain RoPE's at the same positions: what the text itself adds cancels
+            base = curves["default"][1]
+            curves = {k: (x, y - base) for k, (x, y) in curves.items()}
         bold = ["default", *(k for k in self.keys if k.endswith("/" + layers))]
         where = "the global layers only" if layers == "global" else "every layer"
         return self.drawing.update(
-            curves, bold, title=f"s = 2 on {where}; each point: the mean over {smooth * 256:,} positions"
+            curves,
+            bold,
+            title=f"s = 2 on {where}; each point: the mean over {smooth * 256:,} positions",
+            ylabel="loss − plain RoPE's (nats per token)" if relative else "loss (nats per token)",
         )
 
 
-def draw_loss(layers: str = "global", smooth: int = 8, *, results: dict | None = None, fig=None):
-    """Gemma 3 270M's loss by position on the World English Bible past its 32,768-token context."""
-    return view_on(LossView, fig, results=results or shipped_gemma3_results()).update(layers, smooth)
+def draw_loss(layers: str = "global", smooth: int = 8, relative: bool = True, *, results: dict | None = None, fig=None):
+    """Gemma 3 270M's loss by position on the World English Bible past its 32,768-token context; ``relative``:
+    each method's loss minus plain RoPE's at the same positions."""
+    return view_on(LossView, fig, results=results or shipped_gemma3_results()).update(layers, smooth, relative)
 
 
 def loss_panel(results: dict | None = None):
-    """Controls: which layers the scaled runs change (bold; the others faint) and the positions per point."""
+    """Controls: which layers the scaled runs change (bold; the others faint), the positions per point, and the
+    loss itself or its difference from plain RoPE's."""
     results = results or shipped_gemma3_results()
     controls = {
         "layers": W.ToggleButtons(
@@ -247,6 +257,16 @@ def loss_panel(results: dict | None = None):
             style=STYLE,
         ),
         "smooth": int_slider("blocks of 256 positions per point", 8, 1, 32),
+        "relative": W.Dropdown(
+            options=[("loss − plain RoPE's", True), ("loss", False)],
+            value=True,
+            description="show",
+            style=STYLE,
+            layout=LAYOUT,
+        ),
     }
-    return panel(lambda layers, smooth, fig: draw_loss(layers, smooth, results=results, fig=fig), controls,
-                 layout=LOSS_LAYOUT)  # fmt: skip
+    return panel(
+        lambda layers, smooth, relative, fig: draw_loss(layers, smooth, relative, results=results, fig=fig),
+        controls,
+        layout=LOSS_LAYOUT,
+    )
