@@ -25,12 +25,20 @@ read from the GGUF):
   (seed 0); scored by exact match of the answer and by digits right.
 
 The cost of one pass (one thread): the MLPs, projections and local layers grow linearly with T, the three global
-layers' attention as T², and a loss run's 262,144-way head linearly (it dominates up to ~32k tokens).
-Measured (CPU seconds of one thread, shipped runs): hidden states 15.9 s at 4k, 35.2 s at 8k, 88.9 s at 16k
-(a passkey trial); the head 25.0 s at 4k, 51.7 s at 8k; peak RSS 2.47 GB for an 8k loss run. With the global
-attention's 25 ns·T² per layer timed alone, :func:`cost_model` extrapolates a loss pass to ~7 CPU min at 32k,
-~11 at 48k and ~17 at 64k (the 16k hidden states came out 10% above the model: read these as lower bounds);
-``--dry-run`` prints the estimate of every run still to do.
+layers' attention as T², and a loss run's 262,144-way head linearly. Measured (CPU seconds of one thread on a
+2-core x86-64 machine, shipped runs): a loss run on 49,152 tokens takes 420–430 s (hidden states 247 s, the head
+182 s) and 4.4–4.6 GB at its peak; a passkey trial (hidden states only) 16 s at 4k and 89 s at 16k. The shipped
+runs come from::
+
+    python -m helpers.real gemma3-measure --parts attention                       # 4,096 tokens, all 18 layers
+    python -m helpers.real gemma3-measure --parts loss --lengths 8192 --methods default yarn --scaled-layers global
+    python -m helpers.real gemma3-measure --parts loss --lengths 49152            # plain, PI, YaRN; global / all
+    python -m helpers.real gemma3-measure --parts passkey --passkey-lengths 49152 --methods default --trials 10
+    python -m helpers.real gemma3-measure --parts passkey --passkey-lengths 49152 --methods yarn \
+        --scaled-layers global --trials 10
+
+With the global attention's 25 ns·T² per layer timed alone, :func:`cost_model` extrapolates from the largest
+loss run; ``--dry-run`` prints the estimate of every run still to do.
 """
 
 from __future__ import annotations
