@@ -1209,3 +1209,22 @@ def test_hybrid_findings_are_judged_where_their_records_exist_and_absent_otherwi
     assert found["irope_temp_family"]["holds"] == expected["alibi_family"]
     loss8 = {m: seed_values(results, m, "loss", 512) for m in ("irope", "irope_temp")}
     assert found["irope_temperature"]["holds"] == int((loss8["irope_temp"] < loss8["irope"]).sum())
+
+
+def test_without_methods_drops_the_hybrids_and_their_findings():
+    from helpers.lab import report
+    from helpers.lab.methods import HYBRIDS
+
+    results = report.load_results()
+    tiny = report.at_scale(results, "tiny")
+    assert set(HYBRIDS) <= set(tiny["methods"])  # the shipped records hold the hybrids' ten seeds
+    grid = report.without_methods(tiny, HYBRIDS)
+    assert not set(HYBRIDS) & set(grid["methods"]) and not {r["method"] for r in grid["records"]} & set(HYBRIDS)
+    assert len(grid["records"]) == len(tiny["records"]) - sum(r["method"] in HYBRIDS for r in tiny["records"])
+    keys = {f["key"] for f in report.findings(grid)}
+    assert not {k for k in keys if k.startswith(("irope", "local_global"))}
+    assert {"irope_family", "local_global_passkey_past_L", "irope_temperature"} <= {
+        f["key"] for f in report.findings(tiny)
+    }
+    with pytest.raises(ValueError, match=r"names must be methods of these results .*got \['nope\+x'\]"):
+        report.without_methods(tiny, ["nope+x"])

@@ -71,6 +71,26 @@ def at_scale(results: dict, scale: str) -> dict:
     return {**scales[scale], "checkpoints": results["checkpoints"], "records": results["records"]}
 
 
+def without_methods(results: dict, names) -> dict:
+    """The view ``results`` (the top level or an :func:`at_scale` view) without the methods ``names`` and their
+    records: e.g. the shipped grid without the hybrid families, which notebook 05b leaves to notebook 08. Every name
+    must be a method of ``results``."""
+    names = list(names)
+    missing = [n for n in names if n not in results["methods"]]
+    if missing:
+        raise ValueError(f"names must be methods of these results ({sorted(results['methods'])}), got {missing}")
+    drop = set(names)
+    return {
+        **results,
+        "methods": {m: v for m, v in results["methods"].items() if m not in drop},
+        "records": [
+            r
+            for r in results["records"]
+            if r["method"] not in drop or r.get("scale", "tiny") != results["meta"].get("scale", "tiny")
+        ],
+    }
+
+
 def join_scales(main: dict, *others: dict) -> dict:
     """One results dict from :func:`helpers.lab.grid.evaluate_all` results at several scales: ``main``'s view at
     the top level, the others' meta and methods under ``"scales"``, every record and checkpoint in one list."""

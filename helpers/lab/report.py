@@ -35,6 +35,7 @@ from helpers.lab.records import (
     seed_values,
     seeds_of,
     summary,
+    without_methods,
 )
 from helpers.lab.results_md import (
     EARLIER_CLAIMS,
@@ -67,6 +68,7 @@ __all__ = [
     "Finding",
     "ablation_tables",
     "at_scale",
+    "without_methods",
     "chosen_learning_rate",
     "earlier_claims_markdown",
     "finding_markdown",
