@@ -13,6 +13,8 @@ One module per idea; nothing is downloaded or loaded at import time:
 * :mod:`helpers.real.gemma3_attention` Gemma 3's attention weight by query–key distance, local and global layers
 * :mod:`helpers.real.gemma3_measure` Gemma 3 on real text: attention by distance, loss by position with plain and
   scaled RoPE (global layers only or every layer), passkey; resumable runs into ``results/gemma3_results.json``
+* :mod:`helpers.real.gemma3_tables` Gemma 3's shipped measurements read back: attention shares by distance, loss
+  curves and their means inside and past L, passkey counts (NumPy only)
 * :mod:`helpers.real.texts`      long public-domain texts from pinned wheels
 * :mod:`helpers.real.evaluate`   loss by position, sliding windows, passkey; resumable runs into JSON
 * :mod:`helpers.real.passkey`    the passkey prompt, its keys and depths, one trial scored in one pass
