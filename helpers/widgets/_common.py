@@ -1,6 +1,7 @@
 """The one widget toolkit every chapter's panels use (ipywidgets 7.7 and 8 compatible).
 
-* sliders with their unit in the description (:func:`int_slider`, :func:`float_slider`, :func:`log_slider`);
+* sliders with their unit in the description (:func:`int_slider`, :func:`float_slider`, :func:`log_slider`) and
+  :func:`dropdown`;
 * :class:`Layout` and :func:`fixed_axes`: a figure of fixed size and margins (no layout engine, no tight bbox);
 * :class:`View` and :func:`view_on`: a figure's artists created once and updated in place on every redraw;
 * :func:`png_bytes` at :data:`DPI`, and :func:`panel`, which wires controls to a draw function and shows its PNG.
@@ -67,6 +68,11 @@ def log_slider(
         step=step,
         readout_format=fmt,
     )
+
+
+def dropdown(description: str, options, value) -> W.Dropdown:
+    """A Dropdown of ``options`` ([(label, value), ...] or values) at the panels' width, showing ``value``."""
+    return W.Dropdown(options=options, value=value, description=description, style=STYLE, layout=LAYOUT)
 
 
 #: The inline backend's resolution, so that a panel looks like the static figure above it.

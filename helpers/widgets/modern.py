@@ -23,7 +23,17 @@ from helpers.plots import modern as modern_plots
 from helpers.real import gemma3_tables
 from helpers.real.gemma3 import SCALED_LAYERS
 from helpers.sinks import sink_attention
-from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
+from helpers.widgets._common import (
+    STYLE,
+    Layout,
+    View,
+    dropdown,
+    float_slider,
+    int_slider,
+    log_slider,
+    panel,
+    view_on,
+)
 
 FRACTION_LAYOUT = Layout((6.4, 3.4), left=0.13, bottom=0.14, right=0.97, top=0.9)
 BASES_LAYOUT = Layout((6.4, 3.4), left=0.13, bottom=0.14, right=0.97, top=0.9)
@@ -131,12 +141,8 @@ def mrope_panel():
     """Controls: temporal slots t (0 … 64; height and width share the rest) and the layout."""
     controls = {
         "temporal_slots": int_slider("temporal slots t (of 64)", 16, 0, 64, 4),
-        "interleaved": W.Dropdown(
-            options=[("sectioned (Qwen2/2.5-VL)", False), ("interleaved (Qwen3-VL)", True)],
-            value=False,
-            description="layout",
-            style=STYLE,
-            layout=LAYOUT,
+        "interleaved": dropdown(
+            "layout", [("sectioned (Qwen2/2.5-VL)", False), ("interleaved (Qwen3-VL)", True)], False
         ),
     }
     return panel(draw_mrope, controls, layout=MROPE_LAYOUT)
@@ -257,13 +263,7 @@ def loss_panel(results: dict | None = None):
             style=STYLE,
         ),
         "smooth": int_slider("blocks of 256 positions per point", 8, 1, 32),
-        "relative": W.Dropdown(
-            options=[("loss − plain RoPE's", True), ("loss", False)],
-            value=True,
-            description="show",
-            style=STYLE,
-            layout=LAYOUT,
-        ),
+        "relative": dropdown("show", [("loss − plain RoPE's", True), ("loss", False)], True),
     }
     return panel(
         lambda layers, smooth, relative, fig: draw_loss(layers, smooth, relative, results=results, fig=fig),
