@@ -4,7 +4,8 @@ distance per layer, loss by position with RoPE scaled on the global layers or on
 
 Drawing classes behind the sliders (built once on their axes, ``update(...)`` sets data in place, as
 :class:`helpers.plots.rope.Wavelengths`): :class:`RotaryFraction`, :class:`LayerTypeBases`, :class:`MropeGrid`,
-:class:`SinkWeights`, :class:`AttentionByDistance`, :class:`LossByPosition`. Static figures: :func:`plot_gallery`, :func:`plot_query_temperature`. The numbers come from
+:class:`SinkWeights`, :class:`AttentionByDistance`, :class:`LossByPosition`. Static figures: :func:`plot_gallery`,
+:func:`plot_query_temperature`. The numbers come from
 the maths modules (:mod:`helpers.scaling`, :mod:`helpers.layer_schedules`, :mod:`helpers.mrope`,
 :mod:`helpers.model_configs`); no torch here (the sink weights are computed by the caller, :mod:`helpers.sinks`).
 Used by notebook 08 and :mod:`helpers.widgets.modern`.
@@ -312,11 +313,10 @@ class AttentionByDistance:
         rest = as_array(layer["mass_without_bos"], "mass_without_bos")  # (B,)
         if mass.shape != (len(self.edges) - 1,) or rest.shape != mass.shape:
             raise ValueError(f"the layer's masses must have shape ({len(self.edges) - 1},), got {mass.shape}")
-        for bar, r in zip(self.rest, rest, strict=True):
-            bar.set_height(r)
-        for bar, r, m in zip(self.bos, rest, mass, strict=True):
-            bar.set_y(r)
-            bar.set_height(m - r)
+        for rest_bar, bos_bar, r, m in zip(self.rest, self.bos, rest, mass, strict=True):
+            rest_bar.set_height(r)  # every key but <bos>
+            bos_bar.set_y(r)  # <bos> stacked on top
+            bos_bar.set_height(m - r)
         self.ax.set_ylim(0, max(0.3, 1.1 * float(mass.max())))
         kind = "global (full attention)" if layer["type"] == "full_attention" else "local (sliding window)"
         self.ax.set_title(f"layer {index}, {kind}: {layer['bos_weight']:.0%} of a query's weight on <bos>", fontsize=9)

@@ -1,7 +1,7 @@
 """Gemma 3 270M's shipped measurements read back: attention by distance per layer, loss curves, passkey counts.
 
 :mod:`helpers.real.gemma3_measure` writes ``helpers/real/results/gemma3_results.json`` run by run; every function
-here reads that dict (``{"meta": ..., "runs": [...]}``) and runs nothing (NumPy only). Used by notebook 08 (section
+here reads that dict (``{"meta": ..., "runs": [...]}``) and runs nothing. Used by notebook 08 (section
 9), :mod:`helpers.widgets.modern` and the tests.
 
 A run's RoPE is named by a *method key*: ``"default"`` (plain RoPE, the file's own per-layer-type bases) or
@@ -12,6 +12,9 @@ A run's RoPE is named by a *method key*: ``"default"`` (plain RoPE, the file's o
 from __future__ import annotations
 
 import numpy as np
+
+import helpers.scaling  # noqa: F401  registers the scaling methods' labels and colours that helpers.methods reads
+from helpers.methods import method_info, method_style
 
 __all__ = [
     "METHOD_KEYS",
@@ -27,21 +30,21 @@ __all__ = [
 
 #: The method keys in plot order: plain RoPE, then each scaled method on the global layers, then on every layer.
 METHOD_KEYS = ("default", "linear/global", "yarn/global", "linear/all", "yarn/all")
-#: What each key means (s is the run's factor, 2 in the shipped runs).
-METHOD_LABELS = {
-    "default": "plain RoPE",
-    "linear/global": "PI, global layers only",
-    "yarn/global": "YaRN, global layers only",
-    "linear/all": "PI, every layer",
-    "yarn/all": "YaRN, every layer",
-}
-#: Line styles of the keys: one colour per method (chapter 07's), solid on the global layers, dashed on every layer.
+
+
+def _label(key: str) -> str:
+    if key == "default":
+        return method_info("default").label
+    method, layers = key.split("/")
+    return f"{method_info(method).label}, {'global layers only' if layers == 'global' else 'every layer'}"
+
+
+#: What each key means, in the scaling registry's names (s is the run's factor, 2 in the shipped runs).
+METHOD_LABELS = {k: _label(k) for k in METHOD_KEYS}
+#: Line styles of the keys: the registry's colour per method (chapter 07's), solid on the global layers, dashed on
+#: every layer.
 METHOD_STYLES = {
-    "default": {"color": "black", "ls": "-"},
-    "linear/global": {"color": "tab:orange", "ls": "-"},
-    "yarn/global": {"color": "tab:purple", "ls": "-"},
-    "linear/all": {"color": "tab:orange", "ls": "--"},
-    "yarn/all": {"color": "tab:purple", "ls": "--"},
+    k: {"color": method_style(k.split("/")[0])["color"], "ls": "--" if k.endswith("/all") else "-"} for k in METHOD_KEYS
 }
 
 

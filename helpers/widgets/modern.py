@@ -15,6 +15,8 @@ given (the panel's one kept figure, :func:`helpers.widgets._common.panel`), thro
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as W
 import numpy as np
 import torch
@@ -160,19 +162,15 @@ def sink_panel():
 
 
 # ------------------------------------------------------------------ Gemma 3 270M's shipped measurements
+@functools.cache
 def shipped_gemma3_results() -> dict:
     """The shipped ``gemma3_results.json`` (read once; the panels' data)."""
-    global _GEMMA3_RESULTS
-    if _GEMMA3_RESULTS is None:
-        import json
+    from helpers.real.gemma3_measure import RESULTS_FILE
+    from helpers.real.results import load_results
 
-        from helpers.real.gemma3_measure import RESULTS_FILE
-
-        _GEMMA3_RESULTS = json.loads(RESULTS_FILE.read_text(encoding="utf-8"))
-    return _GEMMA3_RESULTS
+    return load_results(RESULTS_FILE)
 
 
-_GEMMA3_RESULTS: dict | None = None
 #: The attention run the panel draws.
 ATTENTION_TOKENS = 4096
 
