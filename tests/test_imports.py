@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "helpers.rope": 1,
     "helpers.sinusoidal": 1,
     "helpers.learned": 1,
+    "helpers.temperature": 1,  # query temperatures as functions of position (numpy)
     "helpers.scaling": 2,
     "helpers.attention": 2,
     "helpers.score_biases": 1,  # ALiBi and T5 biases: maths on torch, below the lab
