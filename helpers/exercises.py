@@ -1,16 +1,136 @@
-"""Checking cells for the notebooks' exercises.
+"""The exercise protocol of every notebook: predict or write, run the check, and only then see the answer.
 
-The learner fills in a function; the checking cell calls :func:`check`. An untouched stub (one that
-raises ``NotImplementedError``) prints a hint instead of failing, so a notebook run top to bottom stays
-green; a filled-in answer is compared with the expected values and a wrong one raises AssertionError.
-Each notebook's hidden solution cell runs the same check on the solution, so the check itself is tested.
+Three kinds of cells use it.
+
+* A **checking cell** runs the learner's function on hidden cases with :func:`check`, or compares a prediction with
+  :func:`predict`. Until the learner acts (the stub still raises ``NotImplementedError``, the prediction is still
+  ``None``) it prints one *waiting* line and nothing else. Afterwards it says right or not right, and **why in words**
+  ("off by a factor of about 2", "the transpose of the answer", "it looks like you forgot the factor 2π"): never the
+  expected value, array or token. It never raises: a learner's exception is reported as a sentence.
+* A **solution cell** (tag ``solution``; hidden in JupyterLab, source *and* outputs; form view in Colab:
+  ``cellView: "form"`` and a first line ``#@title ...``) defines the solution under its own name and calls
+  :func:`verify`, which prints nothing and raises only when the *solution* is wrong, or when a plausible slip is
+  accepted by the check: Run All keeps verifying the solutions under nbval without showing them.
+* A **reveal** (:func:`reveal`) prints a worked answer or an explanation only after the learner asks for it
+  (``reveal = True``) or has entered a prediction.
+
+The waiting lines are the only text a learner sees under a question before acting; ``tests/test_exercise_cells.py``
+holds every notebook to that with :func:`is_waiting_message`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+
+__all__ = ["check", "verify", "predict", "reveal", "diagnose", "is_waiting_message", "WAITING"]
+
+#: The only lines a checking or reveal cell prints before the learner acts (one format string per situation).
+WAITING = {
+    "stub": "{name}: not attempted yet. Fill in the function above, then re-run this cell.",
+    "prediction": "{name}: no prediction yet. Enter it in the cell above, then re-run this cell.",
+    "reveal": "{what}: hidden until you ask for it. Set {flag} = True, then re-run this cell.",
+}
+_WAITING_RES = [
+    re.compile(
+        "^"
+        + re.escape(text)
+        .replace(r"\{name\}", ".+")
+        .replace(r"\{what\}", ".+")
+        .replace(r"\{flag\}", r"[A-Za-z_][A-Za-z0-9_]*")
+        + "$"
+    )
+    for text in WAITING.values()
+]
+
+
+def is_waiting_message(line: str) -> bool:
+    """True when ``line`` is one of the :data:`WAITING` lines (what a cell may show before the learner acts)."""
+    return any(pattern.match(line.strip()) for pattern in _WAITING_RES)
+
+
+# --- why an answer is wrong, in words --------------------------------------------------------------------------
+
+
+def _close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+def diagnose(got: object, expected: object, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
+    """Say in words how ``got`` differs from ``expected``, without stating the expected value; None when it matches.
+
+    Checks, in order: no value returned, not numeric, a different shape, NaN or infinity, the transpose, the
+    opposite sign, a constant factor, a constant offset, then how many entries are off and where the first one is.
+    """
+    if got is None:
+        return "it returned None (is a `return` missing?)"
+    try:
+        g = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return f"it returned a {type(got).__name__}, which is not a number or an array of numbers"
+    e = np.asarray(expected, dtype=float)
+    if g.shape != e.shape:
+        if g.size == e.size:
+            return f"its shape {g.shape} is not the shape the check expects, {e.shape} (same number of entries)"
+        return f"its shape {g.shape} is not the shape the check expects, {e.shape}"
+    if not np.all(np.isfinite(g)):
+        return "it contains NaN or infinity"
+    if _close(g, e, rtol, atol):
+        return None
+    if g.ndim == 2 and g.shape[0] == g.shape[1] and _close(g.T, e, rtol, atol):
+        return "it is the transpose of the answer: rows and columns are swapped"
+    if _close(-g, e, rtol, atol):
+        return "it has the opposite sign"
+    nonzero = np.abs(e) > atol
+    if nonzero.any() and np.all(np.abs(g[~nonzero]) <= atol):
+        ratio = g[nonzero] / e[nonzero]
+        if np.allclose(ratio, ratio.flat[0], rtol=1e-6) and ratio.flat[0] > 0:
+            return f"it is off by a constant factor of about {float(ratio.flat[0]):.3g}"
+    offset = g - e
+    if g.size > 1 and np.allclose(offset, offset.flat[0], rtol=0, atol=max(atol, 1e-9 * float(np.abs(e).max()))):
+        return f"every entry is off by the same amount, about {float(offset.flat[0]):+.3g}"
+    if g.size == 1:
+        rel = abs(float(offset.flat[0])) / max(abs(float(e.flat[0])), atol)
+        return (
+            f"it is off by about {rel:.0%} of the answer" if rel < 10 else "it is off by more than 10 times the answer"
+        )
+    wrong = ~np.isclose(g, e, rtol=rtol, atol=atol)
+    first = tuple(int(i) for i in np.argwhere(wrong)[0])
+    where = first[0] if len(first) == 1 else first
+    return f"{int(wrong.sum())} of its {g.size} entries are off; the first one is at index {where}"
+
+
+def _as_slips(slips: Mapping[str, Callable] | Sequence[tuple[str, Callable]]) -> list[tuple[str, Callable]]:
+    return list(slips.items()) if isinstance(slips, Mapping) else list(slips)
+
+
+def _matches(fn: Callable, args: tuple, expected: object, rtol: float, atol: float) -> bool:
+    try:
+        return diagnose(fn(*args), expected, rtol=rtol, atol=atol) is None
+    except Exception:  # noqa: BLE001 - a slip that cannot run simply does not match
+        return False
+
+
+def _first_failure(candidate, cases, rtol, atol, slips):
+    """None when every case passes; else (case number, sentence). NotImplementedError propagates."""
+    for number, (args, expected) in enumerate(cases, start=1):
+        try:
+            got = candidate(*args)
+        except NotImplementedError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the learner's error, reported as a sentence
+            return number, f"it raised {type(err).__name__}: {err}"
+        why = diagnose(got, expected, rtol=rtol, atol=atol)
+        if why is None:
+            continue
+        for slip_why, slip in slips:
+            if _matches(slip, args, got, rtol, atol):
+                return number, f"it looks like {slip_why}"
+        return number, why
+    return None
 
 
 def check(
@@ -20,25 +140,122 @@ def check(
     name: str | None = None,
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    slips: Mapping[str, Callable] | Sequence[tuple[str, Callable]] = (),
 ) -> bool:
-    """Run ``candidate(*args)`` for each ``(args, expected)`` and compare with ``np.testing.assert_allclose``.
+    """Run ``candidate(*args)`` for every ``(args, expected)`` case and print one line: waiting, right, or why not.
 
-    Returns True when every case matches, False (with a printed hint) when the stub is untouched.
-    Raises AssertionError, naming the failing arguments, when an answer is wrong.
+    ``slips`` maps a plausible mistake, in words ("forgetting the factor 2π"), to a function that makes it: when the
+    learner's output equals the slip's, the message names the mistake. Returns True only when every case matches.
+    Never raises and never prints an expected value.
     """
     name = name or getattr(candidate, "__name__", "your function")
     cases = list(cases)
-    for args, expected in cases:
-        try:
-            got = candidate(*args)
-        except NotImplementedError:
-            print(f"{name}: not attempted yet. Fill in the function above, then re-run this cell.")
-            return False
-        try:
-            np.testing.assert_allclose(
-                np.asarray(got, dtype=float), np.asarray(expected, dtype=float), rtol=rtol, atol=atol
-            )
-        except AssertionError as err:
-            raise AssertionError(f"{name}{args!r} is not right yet:\n{err}") from None
-    print(f"{name}: correct on all {len(cases)} cases.")
+    try:
+        failure = _first_failure(candidate, cases, rtol, atol, _as_slips(slips))
+    except NotImplementedError:
+        print(WAITING["stub"].format(name=name))
+        return False
+    if failure is None:
+        print(f"{name}: right on all {len(cases)} cases.")
+        return True
+    number, why = failure
+    print(f"{name}: not right yet (case {number} of {len(cases)}): {why}.")
+    return False
+
+
+def verify(
+    solution: Callable,
+    cases: Iterable[tuple[tuple, object]],
+    *,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+    slips: Mapping[str, Callable] | Sequence[tuple[str, Callable]] = (),
+) -> None:
+    """For solution cells: silent when ``solution`` passes every case and every slip fails at least one.
+
+    Raises AssertionError otherwise (the notebook's own solution or check is broken: nbval reports it).
+    """
+    cases = list(cases)
+    failure = _first_failure(solution, cases, rtol, atol, [])
+    if failure is not None:
+        raise AssertionError(f"the solution fails case {failure[0]}: {failure[1]}")
+    for why, slip in _as_slips(slips):
+        if all(_matches(slip, args, expected, rtol, atol) for args, expected in cases):
+            raise AssertionError(f"the check accepts a slip it should reject: {why}")
+
+
+def _normalise(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _prediction_problem(prediction: object, choices: Sequence | None, kind: type | None) -> str | None:
+    if choices is not None:
+        allowed = [_normalise(c) for c in choices]
+        if _normalise(prediction) not in allowed:
+            return f"{prediction!r} is not one of the allowed answers: {', '.join(repr(c) for c in choices)}"
+        return None
+    if kind is bool and not isinstance(prediction, bool):
+        return f"{prediction!r} is not True or False"
+    if kind in (int, float) and (isinstance(prediction, bool) or not isinstance(prediction, int | float)):
+        return f"{prediction!r} is not a number"
+    if kind is int and isinstance(prediction, float) and not prediction.is_integer():
+        return f"{prediction!r} is not a whole number"
+    return None
+
+
+def predict(
+    prediction: object,
+    answer: object,
+    *,
+    name: str = "your prediction",
+    choices: Sequence | None = None,
+    tolerance: float = 0.0,
+    relative: bool = False,
+    explanation: str | Callable[[], str] | None = None,
+) -> bool | None:
+    """Compare a prediction with the answer the notebook *computed*; print waiting, or right / not right + why.
+
+    ``prediction`` None -> the waiting line only (returns None). ``choices`` lists the allowed answers (strings are
+    compared case-insensitively); otherwise ``answer``'s type decides (bool, whole number, number) and a number is
+    right within ``tolerance`` (absolute, or relative when ``relative``). After an attempt the explanation (a string
+    or a function returning one, so that nothing is computed or shown before) is printed, right or not.
+    """
+    if prediction is None:
+        print(WAITING["prediction"].format(name=name))
+        return None
+    kind = type(answer) if choices is None else None
+    if kind is np.bool_:
+        kind = bool
+    elif kind is not None and issubclass(kind, np.integer):
+        kind = int
+    elif kind is not None and issubclass(kind, np.floating):
+        kind = float
+    problem = _prediction_problem(prediction, choices, kind)
+    if problem is not None:
+        print(f"{name}: {problem}. Change it in the cell above, then re-run this cell.")
+        return None
+    if choices is not None or kind is bool:
+        right = _normalise(prediction) == _normalise(answer)
+        verdict = "right." if right else "not right."
+    else:
+        gap = abs(float(prediction) - float(answer))
+        limit = tolerance * abs(float(answer)) if relative else tolerance
+        right = gap <= limit or math.isclose(gap, limit)
+        too = "too high" if float(prediction) > float(answer) else "too low"
+        verdict = "right." if right else f"not right: {too}."
+    print(f"{name}: {verdict}")
+    if explanation is not None:
+        print(explanation() if callable(explanation) else explanation)
+    return right
+
+
+def reveal(text: str | Callable[[], str], *, when: bool, what: str = "The worked answer", flag: str = "reveal") -> bool:
+    """Print ``text`` (or what the function returns) only when ``when`` is True; else the waiting line."""
+    if not isinstance(when, bool | np.bool_):
+        print(f"{flag} should be True or False, got {when!r}. Change it, then re-run this cell.")
+        return False
+    if not when:
+        print(WAITING["reveal"].format(what=what, flag=flag))
+        return False
+    print(text() if callable(text) else text)
     return True

@@ -94,3 +94,114 @@ def test_no_solution_rebinds_a_name_an_exercise_cell_defines(nb_path):
                     f"{learner[name]}: name it e.g. `{name.lstrip('_')}_solution` or `solution_{name.lstrip('_')}`"
                 )
     assert not clashes, f"{nb_path.name}:\n  " + "\n  ".join(clashes)
+
+
+# --- the answer out of sight (helpers.exercises' protocol) -------------------------------------------------------
+# What a learner sees under a question before acting is what the committed notebook stores: it was saved from a
+# clean Run All with every stub untouched and every prediction None. So the stored outputs are the test.
+
+from helpers.exercises import is_waiting_message  # noqa: E402
+
+BOTH_EDITIONS = NOTEBOOKS + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
+BOTH_IDS = [p.stem if p.parent.name == "notebooks" else f"zh-{p.stem}" for p in BOTH_EDITIONS]
+CALLS_PROTOCOL = re.compile(r"(?<![\w.])(?:exercises\.)?(?:check|predict|reveal)\(")
+HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
+
+
+def output_text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            parts.append(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
+        for key in ("text/plain", "text/html", "text/markdown"):
+            value = out.get("data", {}).get(key)
+            if value:
+                parts.append(value if isinstance(value, str) else "".join(value))
+        if out.get("output_type") == "error":
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
+    return "\n".join(parts)
+
+
+def is_checking_cell(cell) -> bool:
+    return (
+        cell.cell_type == "code"
+        and not is_solution(cell)
+        and not is_exercise(cell)
+        and bool(CALLS_PROTOCOL.search(cell.source))
+    )
+
+
+@pytest.mark.parametrize("nb_path", BOTH_EDITIONS, ids=BOTH_IDS)
+def test_solution_cells_are_hidden_in_jupyterlab_and_colab_and_print_nothing(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if not is_solution(cell):
+            continue
+        where = f"cell {index} (`{first_line(cell)[:50]}`)"
+        jupyter = cell.metadata.get("jupyter", {})
+        if not (jupyter.get("source_hidden") and jupyter.get("outputs_hidden")):
+            problems.append(f"{where}: set metadata.jupyter.source_hidden and outputs_hidden to true")
+        if cell.metadata.get("cellView") != "form" or not first_line(cell).startswith("#@title"):
+            problems.append(f"{where}: Colab form view needs metadata.cellView = 'form' and a first line '#@title ...'")
+        if output_text(cell).strip():
+            problems.append(
+                f"{where}: prints {output_text(cell).strip()[:80]!r}; a solution cell prints nothing "
+                "(use exercises.verify, and exercises.reveal for a worked answer)"
+            )
+        if "exercise_answers" not in cell.metadata:
+            problems.append(
+                f"{where}: list the strings that would give its answer away in metadata.exercise_answers "
+                "([] when the answer is only the code)"
+            )
+    assert not problems, f"{nb_path.name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("nb_path", BOTH_EDITIONS, ids=BOTH_IDS)
+def test_checking_cells_show_only_a_waiting_line_before_the_learner_acts(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    problems = []
+    for index, cell in enumerate(nb.cells):
+        if not is_checking_cell(cell):
+            continue
+        for line in output_text(cell).splitlines():
+            if line.strip() and not is_waiting_message(line):
+                problems.append(f"cell {index} (`{first_line(cell)[:50]}`) shows {line.strip()[:90]!r}")
+    assert not problems, (
+        f"{nb_path.name}: before the learner acts a checking cell may show only helpers.exercises.WAITING lines:\n  "
+        + "\n  ".join(problems)
+    )
+
+
+def _answer_region(cells, solution_index: int) -> range:
+    """From the exercise cell before the solution to the next heading after it."""
+    start = solution_index
+    while (
+        start > 0
+        and not is_exercise(cells[start])
+        and not (cells[start].cell_type == "markdown" and HEADING.search(cells[start].source))
+    ):
+        start -= 1
+    end = solution_index + 1
+    while end < len(cells) and not (cells[end].cell_type == "markdown" and HEADING.search(cells[end].source)):
+        end += 1
+    return range(start, end)
+
+
+@pytest.mark.parametrize("nb_path", BOTH_EDITIONS, ids=BOTH_IDS)
+def test_no_answer_shows_under_its_question(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    leaks = []
+    for index, cell in enumerate(nb.cells):
+        if not is_solution(cell):
+            continue
+        for answer in cell.metadata.get("exercise_answers", []):
+            pattern = re.compile(rf"(?<![\w.]){re.escape(str(answer))}(?![\w])", re.IGNORECASE)
+            for other in _answer_region(nb.cells, index):
+                if other == index:
+                    continue
+                shown = nb.cells[other]
+                text = output_text(shown) if shown.cell_type == "code" else shown.source
+                if pattern.search(text):
+                    leaks.append(f"answer {answer!r} of solution cell {index} shows in cell {other}")
+    assert not leaks, f"{nb_path.name}:\n  " + "\n  ".join(leaks)
