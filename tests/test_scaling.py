@@ -523,7 +523,7 @@ def test_llama31_8b_band_counts():
 # --------------------------------------------------------------------------- registry and configs
 # Keys a (factor, train length) pair does not determine, for the methods that need them (LongRoPE's searched lists,
 # one per rotary pair of a 64-dimensional head). A new method that needs more fails below, naming the keys.
-UNDETERMINED = {"longrope": {"short_factor": [1.0] * 32, "long_factor": [4.0] * 32}}
+UNDETERMINED = {"longrope": {"short_factor": [1.0] * 32, "long_factor": [4.0] * 32}, "ntk_alpha": {"alpha": 4.0}}
 
 
 def test_registry_specs_are_consistent():
@@ -935,3 +935,27 @@ def test_linear_keep_fast_from_a_config_and_its_bad_input():
         linear_keep_fast_inv_freq(16, 500.0, 4.0, keep_pairs=-1)
     with pytest.raises(TypeError, match="keep_pairs"):
         linear_keep_fast_inv_freq(16, 500.0, 4.0, keep_pairs=1.5)
+
+
+@pytest.mark.parametrize("model", ["hunyuan_v1_dense", "hunyuan_v1_moe"])
+@pytest.mark.parametrize("alpha", [1000.0, 50.0])
+def test_ntk_alpha_equals_hf_hunyuan(model, alpha):
+    """Static NTK-α equals HF 5.24's Hunyuan rotary class (a checkpoint's ``"type": "dynamic"`` with ``alpha``),
+    and NTK-aware scaling at s = α."""
+    import importlib
+
+    from helpers.scaling import ROPE_SCALING, ntk_inv_freq, rope_parameters_from_config
+
+    cfg_mod = importlib.import_module(f"transformers.models.{model}.configuration_{model}")
+    mod = importlib.import_module(f"transformers.models.{model}.modeling_{model}")
+    cls = next(v for k, v in vars(cfg_mod).items() if k.endswith("Config") and k.startswith("HunYuan"))
+    rope = {"rope_type": "dynamic", "rope_theta": 10000.0, "alpha": alpha, "factor": 1.0}
+    config = cls(head_dim=128, hidden_size=1024, num_attention_heads=8, rope_parameters=rope)
+    rotary = next(v for k, v in vars(mod).items() if k.endswith("RotaryEmbedding"))(config)
+    assert rotary.rope_type == "ntk_alpha"
+    ours, factor = ROPE_SCALING["ntk_alpha"](128, 10000.0, alpha=alpha)
+    np.testing.assert_allclose(ours, rotary.inv_freq.double().numpy(), rtol=1e-6)
+    assert factor == rotary.attention_scaling == 1.0
+    np.testing.assert_allclose(ours, ntk_inv_freq(128, 10000.0, alpha)[0], rtol=1e-15)
+    read, _ = rope_parameters_from_config({"rope_type": "ntk_alpha", "alpha": alpha}, head_dim=128)
+    np.testing.assert_allclose(read, ours, rtol=1e-15)

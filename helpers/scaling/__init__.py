@@ -11,7 +11,8 @@ transformers' ``ROPE_INIT_FUNCTIONS`` registry, and accepts HF's parameter names
   :func:`helpers.rope.rope_cos_sin`.
 
 Methods (:data:`ROPE_SCALING`): ``default``, ``linear`` (PI), ``linear_keep_fast`` (PI with the fastest pairs
-unchanged, an ablation), ``ntk`` (static NTK-aware), ``ntk_chapter`` (the source
+unchanged, an ablation), ``ntk`` (static NTK-aware), ``ntk_alpha`` (Hunyuan's
+fixed-α NTK, = ``ntk`` at s = α), ``ntk_chapter`` (the source
 chapter's b·s approximation, errata E4), ``dynamic`` (HF dynamic NTK), ``yarn`` (as HF computes it), ``yarn_paper``
 (the paper's ramp, for teaching), ``llama3``, ``longrope``, ``proportional`` (Gemma 4's global layers: the first
 p·D/2 pairs keep full RoPE's θ_i, the others θ = 0; not a length extension, so no panel shows it). :func:`rope_parameters_from_config` turns a pasted HF
@@ -60,6 +61,7 @@ from helpers.scaling.pi_ntk import (
     dynamic_ntk_scale,
     linear_inv_freq,
     linear_keep_fast_inv_freq,
+    ntk_alpha_inv_freq,
     ntk_chapter_inv_freq,
     ntk_inv_freq,
     ntk_scaled_base,
@@ -92,6 +94,7 @@ __all__ = [
     "llama3_inv_freq",
     "longrope_inv_freq",
     "methods_in",
+    "ntk_alpha_inv_freq",
     "ntk_chapter_inv_freq",
     "ntk_inv_freq",
     "ntk_scaled_base",

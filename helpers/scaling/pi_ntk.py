@@ -21,6 +21,7 @@ __all__ = [
     "linear_inv_freq",
     "linear_keep_fast_inv_freq",
     "ntk_chapter_inv_freq",
+    "ntk_alpha_inv_freq",
     "ntk_inv_freq",
     "ntk_scaled_base",
     "proportional_inv_freq",
@@ -147,6 +148,23 @@ def ntk_inv_freq(dim: int, base: float, factor: float) -> ScalingResult:
     """
     # b' = b · s^(d/(d−2));  θ'_i = b'^(−2i/d)
     return rope_inv_freq(dim, ntk_scaled_base(dim, base, factor)), 1.0  # (d/2,)
+
+
+def ntk_alpha_inv_freq(dim: int, base: float, alpha: float) -> ScalingResult:
+    """Static NTK-α (Tencent Hunyuan): the NTK-aware base change with a fixed α written in the config.
+
+    b' = b·α^(D/(D−2)),  θ'_i = b'^(−2i/D); attention factor 1. The same numbers as :func:`ntk_inv_freq` at s = α
+    (pair 0 unchanged, the slowest pair slowed by exactly α), but α is a model constant, not a length ratio: the
+    frequencies do not depend on the current length. Hunyuan's checkpoints label it ``"type": "dynamic"`` with an
+    ``alpha`` (e.g. α = 1000); HF renames it ``ntk_alpha`` so that the dynamic update stops recomputing it.
+    ``dim``: the full head dimension D (HF uses ``config.head_dim``). Shapes: returns inv_freq (D/2,) float64, 1.0.
+    Source: HF 5.24 ``models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py`` l.298–302 (the rename) and l.339–359
+    (``compute_ntk_alpha_rope_parameters``: ``rope_theta * alpha ** (dim / (dim - 2))``); the same in
+    ``hunyuan_v1_moe``; vLLM ``DynamicNTKAlphaRotaryEmbedding``.
+    """
+    alpha = check_positive("alpha", alpha)
+    # b' = b · α^(D/(D−2));  θ'_i = b'^(−2i/D)
+    return rope_inv_freq(dim, ntk_scaled_base(dim, base, alpha)), 1.0  # (D/2,)
 
 
 def ntk_chapter_inv_freq(dim: int, base: float, factor: float) -> ScalingResult:

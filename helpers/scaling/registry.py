@@ -41,6 +41,7 @@ from helpers.scaling.pi_ntk import (
     dynamic_ntk_inv_freq,
     linear_inv_freq,
     linear_keep_fast_inv_freq,
+    ntk_alpha_inv_freq,
     ntk_chapter_inv_freq,
     ntk_inv_freq,
     proportional_inv_freq,
@@ -205,6 +206,19 @@ ROPE_SCALING: dict[str, ScalingMethod] = {
             ),
             panels=("slowdown", "yarn", "compare", "grid", "table", "real"),
             lab="main",
+        ),
+        # Hunyuan's fixed-α base change: NTK-aware at s = α, but a model constant (HF: a model-local type, not in
+        # ROPE_INIT_FUNCTIONS, so ``hf`` stays False; tests check it against HF's Hunyuan rotary class).
+        ScalingMethod(
+            "ntk_alpha",
+            ntk_alpha_inv_freq,
+            MethodInfo(
+                "static NTK-α",
+                "darkgreen",
+                "-.",
+                "NTK-aware base b·α^(D/(D−2)) with a fixed α from the config (Hunyuan), whatever the length",
+                "Tencent Hunyuan (HF 5.24 HunYuanDenseV1RotaryEmbedding.compute_ntk_alpha_rope_parameters)",
+            ),
         ),
         ScalingMethod(
             "ntk_chapter",
