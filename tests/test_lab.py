@@ -1109,7 +1109,7 @@ def test_hybrid_configs_reject_bad_input(family, params, error, match):
 
 
 def test_hybrid_models_reject_rope_options_and_layer_objects_reject_misuse():
-    from helpers.lab.positional import HybridLayer
+    from helpers.lab.hybrids import HybridLayer
 
     model = _model("irope")
     with pytest.raises(ValueError, match="only applies to a RoPE model; this model's family is 'irope'"):

@@ -2,7 +2,8 @@
 seeds, and measured at 1–8 × their training length.
 
 Modules, one concern each: :mod:`~helpers.lab.data` (synthetic tasks), :mod:`~helpers.lab.positional` (the one
-positional interface and the family registry), :mod:`~helpers.lab.model` (the transformer and its config),
+positional interface, the single families and the family registry), :mod:`~helpers.lab.hybrids` (the layer-wise
+hybrid families), :mod:`~helpers.lab.model` (the transformer and its config),
 :mod:`~helpers.lab.train` (settings, training), :mod:`~helpers.lab.checkpoints` (recipes, files), :mod:`~helpers.lab.train_grid` (the resumable training grid),
 :mod:`~helpers.lab.methods` (evaluation methods, their names and groups), :mod:`~helpers.lab.evaluate` (one
 measurement), :mod:`~helpers.lab.grid` (every method × seed × length → records), :mod:`~helpers.lab.inspection`
@@ -55,6 +56,7 @@ Training (command line: ``python -m helpers.lab --help``)::
 
 from __future__ import annotations
 
+from helpers.lab import order_carriers  # noqa: F401  (registers conv_nope before any registry is read)
 from helpers.lab import report  # noqa: F401  (lab.report: the results' text, as the notebooks read it)
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,

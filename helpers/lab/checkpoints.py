@@ -30,8 +30,9 @@ from pathlib import Path
 
 import torch
 
+from helpers.lab.hybrids import FAMILIES, Hybrid  # every family, the hybrids included
 from helpers.lab.model import LabConfig, TinyTransformer
-from helpers.lab.positional import FAMILIES, Hybrid, make_positional
+from helpers.lab.positional import make_positional
 from helpers.lab.train import FINE_TUNE, TrainLog, TrainSettings
 from helpers.methods import POSITIONAL_FAMILIES
 

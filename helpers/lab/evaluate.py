@@ -120,7 +120,7 @@ def protocol(method: str, length: int, task: str, train_len: int = L) -> str:
     spec = lab_method(method)
     if spec.window and length > train_len:
         return "L-token windows"
-    if spec.scaling == "dynamic" and not spec.finetune and spec.variant is None and length > train_len:
+    if spec.reads_length and not spec.finetune and spec.variant is None and length > train_len:
         return "KV cache"
     return "one pass"
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from helpers.lab.positional import FAMILIES
+from helpers.lab.hybrids import FAMILIES  # every family, the hybrids included
 from helpers.methods import POSITIONAL_FAMILIES, SCALING_METHODS
 from helpers.scaling import ROPE_SCALING, scaling_config
 
@@ -73,7 +73,8 @@ class LabMethod:
     fine-tuned with that scaling (it then always runs with its own dict); ``lr``: the fine-tune's learning rate when
     it is not the shipped recipe's (the sweep). ``window``: the L-token-window baseline. ``variant``: a key of
     :data:`VARIANTS` (an ablation or a protocol of a zero-shot method). ``group``: where the tables list it, one of
-    :data:`GROUPS` (not part of its identity: left out of :meth:`to_dict`).
+    :data:`GROUPS` (not part of its identity: left out of :meth:`to_dict`). ``compared_with``: the method an
+    ablation is set beside in the tables (required in group "ablation"; not part of its identity either).
     """
 
     family: str
@@ -83,10 +84,16 @@ class LabMethod:
     variant: str | None = None
     lr: str | None = None
     group: str = dataclasses.field(default="main", compare=False)
+    compared_with: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.group not in GROUPS:
             raise ValueError(f"group must be one of {GROUPS}, got {self.group!r}")
+        if self.group == "ablation" and self.compared_with is None:
+            raise ValueError(
+                f"{self.name}: an ablation needs compared_with, the lab method the tables set it beside "
+                "(for a registry method with lab='ablation': an entry in helpers.lab.methods._ABLATION_OF)"
+            )
 
     @property
     def name(self) -> str:
@@ -102,6 +109,11 @@ class LabMethod:
         """The model at scale ``tiny`` (a key of :data:`helpers.lab.checkpoints.RECIPES`) this method evaluates;
         at another scale it is ``<scale>/<checkpoint>``."""
         return self.name if self.finetune else self.family
+
+    @property
+    def reads_length(self) -> bool:
+        """Whether its scaling reads the current length (:attr:`ScalingMethod.reads_length`, e.g. dynamic NTK)."""
+        return self.scaling is not None and ROPE_SCALING[self.scaling].reads_length
 
     @property
     def zero_shot(self) -> bool:
@@ -120,7 +132,7 @@ class LabMethod:
             "no_temperature": ", no temperature",
             "alpha2s": ", α = 2s",
             "onepass": ", one pass",
-        }.get(self.variant, ", KV cache" if self.scaling == "dynamic" else "")
+        }.get(self.variant, ", KV cache" if self.reads_length else "")
         return base + extra if self.scaling == "default" else f"{base}{extra} zero-shot"
 
     @property
@@ -146,7 +158,7 @@ class LabMethod:
         return {"color": self.color, "ls": self.linestyle, "label": self.label}
 
     def to_dict(self) -> dict:
-        fields = {k: v for k, v in dataclasses.asdict(self).items() if k != "group"}
+        fields = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("group", "compared_with")}
         return {"name": self.name, **fields, "checkpoint": self.checkpoint, "label": self.label}
 
 
@@ -155,11 +167,14 @@ class LabMethod:
 _COMPANIONS: dict[str, dict[str, tuple[LabMethod, ...]]] = {
     "main": {"default": (LabMethod("rope", "default", window=True),)},
     "ablation": {
-        "ntk": (LabMethod("rope", "ntk", variant="alpha2s", group="ablation"),),
-        "dynamic": (LabMethod("rope", "dynamic", variant="onepass", group="ablation"),),
-        "yarn": (LabMethod("rope", "yarn", variant="no_temperature", group="ablation"),),
+        m: (LabMethod("rope", m, variant=v, group="ablation", compared_with=f"rope+{m}"),)
+        for m, v in (("ntk", "alpha2s"), ("dynamic", "onepass"), ("yarn", "no_temperature"))
     },
 }
+
+#: The registry's ablation methods (``lab="ablation"``) and the method each one changes, which the tables set it
+#: beside (``LabMethod.compared_with``): a new ablation without an entry here is refused at import.
+_ABLATION_OF = {"linear_keep_fast": "linear", "yarn_paper": "yarn", "llama3": "yarn"}
 
 
 def _zero_shot(group: str) -> tuple[LabMethod, ...]:
@@ -168,7 +183,8 @@ def _zero_shot(group: str) -> tuple[LabMethod, ...]:
     out: list[LabMethod] = []
     for name, spec in ROPE_SCALING.items():
         if spec.lab == group:
-            out.append(LabMethod("rope", name, group=group))
+            ref = _ABLATION_OF.get(name) if group == "ablation" else None
+            out.append(LabMethod("rope", name, group=group, compared_with=ref and f"rope+{ref}"))
         out += _COMPANIONS[group].get(name, ())
     return tuple(out)
 

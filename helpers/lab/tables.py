@@ -99,11 +99,9 @@ def ablation_tables(view: dict) -> str:
     pairs = [m for m in ABLATIONS if m in view["methods"]]
     if not pairs:
         return ""
-    base = {"linear_keep_fast": "rope+linear", "yarn_paper": "rope+yarn", "llama3": "rope+yarn"}
     methods = []
     for m in pairs:
-        spec = lab_method(m)
-        ref = base.get(spec.scaling, f"rope+{spec.scaling}")
+        ref = lab_method(m).compared_with
         methods += [x for x in (ref, m) if x in view["methods"] and x not in methods]
     what = "; ".join(f"`{k}`: {v}" for k, v in VARIANTS.items())
     lines = [

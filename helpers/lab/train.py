@@ -177,21 +177,21 @@ def learning_rate(step: int, *, peak: float, warmup: int, total: int) -> float:
 
 def make_optimizer(model: TinyTransformer, lr: float) -> torch.optim.AdamW:
     """AdamW with weight decay 0.01 on weight matrices only (not embeddings, positional parameters, norms, biases).
-    Every group carries ``lr_scale``: 1, except a T5 bias table with ``config.t5_table_lr_scale`` (its own group)."""
-    decay, no_decay, table = [], [], []
-    table_scale = model.config.t5_table_lr_scale if model.config.family == "t5_bias" else 1.0
+    Every group carries ``lr_scale``: 1, except the groups the positional family asks for
+    (:meth:`helpers.lab.positional.Positional.param_groups`, e.g. a T5 bias table at ``t5_table_lr_scale``), last."""
+    own = model.positional.param_groups(lr)
+    taken = {id(p) for g in own for p in g["params"]}
+    decay, no_decay = [], []
     for name, p in model.named_parameters():
-        if name == "positional.relative.table" and table_scale != 1.0:
-            table.append(p)
+        if id(p) in taken:
             continue
         matrix = p.ndim == 2 and not name.startswith(("token_embedding", "positional."))
         (decay if matrix else no_decay).append(p)
     groups = [
         {"params": decay, "weight_decay": 0.01, "lr_scale": 1.0},
         {"params": no_decay, "weight_decay": 0.0, "lr_scale": 1.0},
+        *own,
     ]
-    if table:
-        groups.append({"params": table, "weight_decay": 0.0, "lr_scale": table_scale})
     return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
 
 

