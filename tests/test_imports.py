@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "helpers.model_gallery": 0,  # real models' position fields: plain data
     "helpers.layer_schedules": 2,  # proportional/partial RoPE, NoPE layers, Llama 4 temperature (rope only)
     "helpers.mrope": 2,
+    "helpers.dca": 2,  # Dual Chunk Attention: remapped positions (numpy) and its attention (torch, helpers.rope)
     "helpers.sinks": 2,
     "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules

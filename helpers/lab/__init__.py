@@ -56,6 +56,7 @@ Training (command line: ``python -m helpers.lab --help``)::
 
 from __future__ import annotations
 
+from helpers.lab import order_carriers  # noqa: F401  (registers conv_nope before any registry is read)
 from helpers.lab import report  # noqa: F401  (lab.report: the results' text, as the notebooks read it)
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,

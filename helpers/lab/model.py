@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers._checks import check_dim, check_int
+from helpers.lab.dual_chunk import DualChunkRope
 from helpers.lab.positional import FAMILIES, LearnedTable, Positional, family_class, make_positional
 from helpers.score_biases import causal_additive_mask
 
@@ -188,6 +189,11 @@ class CausalSelfAttention(nn.Module):
         b, t, _ = x.shape  # (B, T, D)
         q, k, v = self.qkv(x).view(b, t, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 × (B, H, T, d_h)
         q, k = positional.rotate(q, k, **options)  # (B, H, T, d_h) each
+        if isinstance(positional, DualChunkRope):  # it computes the attention itself (helpers.lab.dual_chunk)
+            y, weights = positional.attend(q, k, v, query_at)  # (B, H, n, d_h), (B, H, n, T); n = T without query_at
+            n = y.shape[2]
+            out = None if weights_only else self.out(y.transpose(1, 2).reshape(b, n, self.n_heads * self.head_dim))
+            return out, (weights if return_attention else None)  # (B, n, D)
         weights = None
         if query_at is not None:
             n = query_at.shape[1]
@@ -338,7 +344,8 @@ class TinyTransformer(nn.Module):
         ``options``: the family's per-call options (:meth:`helpers.lab.positional.Positional.run_options`); RoPE's
         are ``rope_scaling`` (override the model's scaling dict for this call; None = plain) and ``kv_cache`` (score
         the sequence as token-by-token generation with a KV cache would: length-dependent methods only, position t
-        uses the frequencies for t + 1 tokens, cached keys keep theirs).
+        uses the frequencies for t + 1 tokens, cached keys keep theirs), and ``dual_chunk_attention_config`` (a RoPE
+        model only, without the other two: every block attends by Dual Chunk Attention, :mod:`helpers.lab.dual_chunk`).
         A learned table raises IndexError (with its message) when T exceeds its ``max_seq_len``.
         """
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.is_floating_point():
@@ -352,10 +359,11 @@ class TinyTransformer(nn.Module):
                     "logits_at and return_attention=True cannot be combined (the last layer's weights "
                     "would cover only some queries)"
                 )
+        dual_chunk = options.pop("dual_chunk_attention_config", None)
         options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
         weights = []
-        hooks = self.layer_hooks(tokens.shape[1])  # per block: its positional object and score bias
+        hooks = self.layer_hooks(tokens.shape[1], dual_chunk)  # per block: its positional object and score bias
         for i, (block, (positional, bias)) in enumerate(zip(self.blocks, hooks, strict=True)):
             last = i == len(self.blocks) - 1
             query_at = logits_at if last else None
@@ -370,23 +378,28 @@ class TinyTransformer(nn.Module):
         check_int("layer", layer, minimum=0)
         if layer >= self.config.n_layers:
             raise IndexError(f"layer must be < n_layers = {self.config.n_layers}, got {layer}")
+        dual_chunk = options.pop("dual_chunk_attention_config", None)
         options = self.positional.run_options(**options)
         h = self.positional.add_to_embeddings(self.token_embedding(tokens) * self.embed_scale)  # (B, T, D)
-        hooks = self.layer_hooks(tokens.shape[1])
+        hooks = self.layer_hooks(tokens.shape[1], dual_chunk)
         for block, (positional, bias) in zip(self.blocks[:layer], hooks, strict=False):
             h, _ = block(h, positional, options, bias)  # (B, T, D)
         block, (positional, bias) = self.blocks[layer], hooks[layer]
         _, weights = block.attn(block.ln1(h), positional, options, bias, True, weights_only=True)
         return weights  # (B, H, T, T)
 
-    def layer_hooks(self, length: int) -> list[tuple[Positional, torch.Tensor | None]]:
+    def layer_hooks(self, length: int, dual_chunk: dict | None = None) -> list[tuple[Positional, torch.Tensor | None]]:
         """Per block: the positional object it calls (``positional.layer(ℓ)``: the family's one object, or a
         hybrid's layer) and that object's score bias (H, T, T) or None, each bias computed once per distinct object
-        (so a family with one object computes it once per call, as before hybrids existed)."""
+        (so a family with one object computes it once per call, as before hybrids existed). ``dual_chunk``: a
+        ``dual_chunk_attention_config``; each block's RoPE object is then wrapped in a
+        :class:`helpers.lab.dual_chunk.DualChunkRope` (TypeError for a model without RoPE)."""
         biases: dict[int, torch.Tensor | None] = {}
         hooks = []
         for i in range(self.config.n_layers):
             positional = self.positional.layer(i)
+            if dual_chunk is not None:
+                positional = DualChunkRope(positional, dual_chunk)
             if id(positional) not in biases:
                 biases[id(positional)] = positional.score_bias(length)  # (H, T, T) or None
             hooks.append((positional, biases[id(positional)]))
