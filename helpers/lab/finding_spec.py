@@ -59,6 +59,12 @@ class Diff:
         side = lambda x: values[x] if isinstance(x, str) else np.full(len(next(iter(values.values()))), float(x))  # noqa: E731
         return side(self.greater) - self.factor * side(self.lesser)
 
+    @property
+    def threshold(self) -> bool:
+        """True when one side is a fixed number: a per-seed threshold ("at least 40 % of the passkeys"), which only
+        its seed count can support (an interval of the mean above the threshold says nothing about each seed)."""
+        return not (isinstance(self.greater, str) and isinstance(self.lesser, str))
+
     def label(self, specs: dict[str, Spec], train_len: int) -> str:
         """E.g. "loss(`rope+linear_ft`, 4L) − loss(`rope+yarn_ft`, 4L)", with the margin it must exceed."""
         name = lambda x: describe(specs[x], train_len) if isinstance(x, str) else f"{x:g}"  # noqa: E731
@@ -76,7 +82,8 @@ class Finding:
     threshold): keep only the seeds where that value is >= threshold (the others are passed to the template as left
     out). ``diffs``: the paired differences the claim says are positive; when they are the whole claim
     (``holds`` is their conjunction, up to ties), each gets an interval, and all of them lying above their margins
-    makes the claim robust whatever its seed count."""
+    makes the claim robust whatever its seed count, unless one of them is a per-seed threshold
+    (:attr:`Diff.threshold`): such a claim is robust only by its seed count."""
 
     key: str
     methods: tuple[str, ...]

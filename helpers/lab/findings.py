@@ -4,8 +4,11 @@
 Each finding says on how many of its n seeds it holds (``{seeds}`` in its template becomes "on all 3 seeds", "on 2
 of 3 seeds (not seed 1)", ...), gives the per-seed values, and for each paired difference it declares (its
 :class:`~helpers.lab.finding_spec.Diff`\\ s) the mean difference over seeds with a 95 % Student-t interval
-(:func:`helpers.lab.stats.paired_interval`). Its ``verdict`` is "robust" when it holds on at least 90 % of the seeds
-or every interval lies above its margin, "mixed (k of n)" otherwise (:func:`helpers.lab.stats.verdict`).
+(:func:`helpers.lab.stats.paired_interval`). Its ``verdict`` is "robust" when it holds on at least 90 % of the seeds,
+or when it compares measured values only and every interval lies above its margin; a per-seed threshold claim
+(:attr:`~helpers.lab.finding_spec.Diff.threshold`) is robust only by its count; "mixed (k of n)" otherwise
+(:func:`helpers.lab.stats.verdict`). ``robust_by`` says which: "count", "intervals" or None. A claim made of
+several findings takes the verdict of its weakest part (:func:`weakest`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 from helpers.lab.claims import DIFFS, FINDINGS
 from helpers.lab.finding_spec import COPY_LEARNED_NATS, Finding, describe, kind_of, loss_by_position, per_seed, value
 from helpers.lab.records import at_scale, scales_of, seeds_of
-from helpers.lab.stats import paired_interval, verdict
+from helpers.lab.stats import ROBUST_SHARE, paired_interval, verdict
 
 __all__ = [
     "COPY_LEARNED_NATS",
@@ -27,6 +30,8 @@ __all__ = [
     "findings_markdown",
     "loss_by_position",
     "per_seed",
+    "verdict_words",
+    "weakest",
 ]
 
 INTERVAL_NOTE = "paired 95 % interval over seeds, Student t with n − 1 degrees of freedom"
@@ -73,6 +78,7 @@ def _intervals(finding: Finding, values: dict, specs: dict, train_len: int) -> l
                 "low": iv.low,
                 "high": iv.high,
                 "above": iv.above(diff.margin),
+                "threshold": diff.threshold,
             }
         )
     return out
@@ -95,14 +101,17 @@ def _evaluate(results: dict, finding: Finding) -> dict | None:
     else:
         text = finding.template.format_map(formatted | {"seeds": "{seeds}", "L2": 2 * train_len})
     intervals = _intervals(finding, values, specs, train_len)
-    holds = int(sum(flags))
+    holds, n = int(sum(flags)), len(flags)
+    by_intervals = bool(intervals) and all(i["above"] and not i["threshold"] for i in intervals)
+    by_count = holds >= ROBUST_SHARE * n - 1e-9
     return {
         "key": finding.key,
         "holds": holds,
-        "n": len(flags),
+        "n": n,
         "seeds": list(seeds),
         "text": text.replace("{seeds}", _seed_phrase(flags, seeds)),
-        "verdict": verdict(holds, len(flags), bool(intervals) and all(i["above"] for i in intervals)),
+        "verdict": verdict(holds, n, by_intervals),
+        "robust_by": "count" if by_count else "intervals" if by_intervals else None,
         "intervals": intervals,
         "values": {name: [float(x) for x in v] for name, v in values.items()},
         "kinds": {name: kind_of(spec) for name, spec in specs.items()},
@@ -123,16 +132,41 @@ def findings(results: dict) -> list[dict]:
     return [f for f in found if f is not None]
 
 
+def weakest(parts: list[dict]) -> dict:
+    """The weakest of the findings a compound claim is made of: a non-robust one before a robust one, then the one
+    holding on the smallest share of its seeds (a compound claim gets this part's verdict)."""
+    if not parts:
+        raise ValueError("weakest needs at least one finding, got none")
+    return min(parts, key=lambda f: (f["verdict"] == "robust", f["holds"] / f["n"]))
+
+
+def verdict_words(found: dict) -> str:
+    """The verdict with how it was earned: "robust (10 of 10 seeds)", "robust by its intervals (8 of 10 seeds)",
+    "mixed (7 of 10)", "does not hold (0 of 10)"."""
+    if found["verdict"] != "robust" or found["n"] == 1:
+        return found["verdict"]
+    how = " by its intervals" if found["robust_by"] == "intervals" else ""
+    return f"robust{how} ({found['holds']} of {found['n']} seeds)"
+
+
 def finding_markdown(found: dict) -> str:
-    """One finding as a Markdown list item: its verdict and seed count, the sentence, and each declared
-    difference's mean and interval over seeds."""
-    robust = found["verdict"] == "robust" and found["n"] > 1  # the other verdicts carry their count already
-    head = f"**{found['verdict']}**" + (f" ({found['holds']} of {found['n']} seeds)" if robust else "")
+    """One finding as a Markdown list item: its verdict and seed count, the sentence, and each declared paired
+    difference's mean and interval over seeds (a per-seed threshold is judged by its count: no interval shown)."""
+    words = verdict_words(found)
+    head = f"**{words}**" if found["verdict"] != "robust" or found["n"] == 1 else f"**robust**{words[6:]}"
     parts = [f"- {head}: {found['text']}"]
-    if found["intervals"] and found["n"] > 1:
-        diffs = "; ".join(f"{i['of']}: {i['mean']:.3f} [{i['low']:.3f}, {i['high']:.3f}]" for i in found["intervals"])
+    paired = [i for i in found["intervals"] if not i["threshold"]]
+    if paired and found["n"] > 1:
+        diffs = "; ".join(f"{i['of']}: {i['mean']:.3f} [{i['low']:.3f}, {i['high']:.3f}]" for i in paired)
         parts.append(f"Mean difference over seeds ({INTERVAL_NOTE}): {diffs}.")
     return " ".join(parts) + "\n"
+
+
+RULE = (
+    "**robust** = holds on at least 90 % of the seeds, or (for a comparison of measured values) every paired "
+    "interval lies above its margin; a per-seed threshold is judged by its count only; else **mixed (k of n)**. "
+    "The intervals are over training seeds on one evaluation sample"
+)
 
 
 def findings_markdown(results: dict) -> str:
@@ -141,8 +175,5 @@ def findings_markdown(results: dict) -> str:
     for scale in scales_of(results):
         view = at_scale(results, scale)
         items = "".join(finding_markdown(f) for f in findings(view))
-        parts.append(
-            f"At scale `{scale}` (L = {view['meta']['train_len']}); **robust** = holds on at least 90 % of the seeds or "
-            "every interval lies above its margin, else **mixed (k of n)**:\n\n" + items
-        )
+        parts.append(f"At scale `{scale}` (L = {view['meta']['train_len']}); {RULE}:\n\n" + items)
     return "\n".join(parts)

@@ -138,8 +138,10 @@ def overview_markdown(results: dict) -> str:
         findings_markdown(results).rstrip("\n"),
         "",
         "At this scale passkey retrieval past L depends on the training run (the per-seed values above), so a claim is "
-        "called robust only when it holds on at least 90 % of its seeds or every interval it declares lies above its "
-        f"margin. {noise_sentence()}",
+        "called robust only when it holds on at least 90 % of its seeds or, for a comparison of measured values, every "
+        "interval it declares lies above its margin (a per-seed threshold, such as at least 40 % of the passkeys, is "
+        "judged by its seed count only; a claim made of several findings takes its weakest part's verdict). The "
+        f"intervals are over training seeds on one evaluation sample. {noise_sentence()}",
         "",
         reproducibility_text(),
         "",
@@ -175,7 +177,7 @@ def readme_lab_item(results: dict) -> str:
         f"  family of encoding trained on a CPU at two scales and {seeds} per model, measured at 1–8× their training\n"
         "  length: the main table and every claim, each with the number of seeds it holds on, a paired 95 % Student-t\n"
         "  interval over seeds where it compares numbers, and a verdict (robust: it holds on at least 90 % of the seeds\n"
-        f"  or every interval lies above its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
+        f"  or every paired interval clears its margin; else mixed): {', '.join(counts)} are robust. The full tables,\n"
         "  the set-up choices and the comparison with the papers are in [helpers/lab/results/RESULTS.md]"
         "(helpers/lab/results/RESULTS.md);\n  notebooks 03, 05b and 06 show them. Rebuild (docs/lab-results.md: other seeds):\n"
         "  `nice -n 5 python -m helpers.lab train && python -m helpers.lab evaluate && python scripts/update_lab_results.py`.\n"

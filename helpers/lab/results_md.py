@@ -6,7 +6,7 @@ them is written by hand. :func:`results_md` returns the whole document with ever
 
 from __future__ import annotations
 
-from helpers.lab.findings import findings, findings_markdown
+from helpers.lab.findings import findings, findings_markdown, weakest
 from helpers.lab.records import at_scale, scales_of
 from helpers.lab.tables import results_tables
 
@@ -35,13 +35,14 @@ def results_md(results: dict, text: str | None = None) -> str:
     return replace_block(text, FINDINGS_BEGIN, FINDINGS_END, findings_markdown(results))
 
 
-#: The papers' claims set beside the lab's findings: (claim, source, finding keys, whether the first finding agrees
-#: with the claim or contradicts it). The verdict is generated from the first finding's seed count.
+#: The papers' claims set beside the lab's findings: (claim, source, finding keys, whether the findings agree with
+#: the claim or contradict it). A claim made of several findings gets the verdict of its weakest part
+#: (:func:`helpers.lab.findings.weakest`), which the table names.
 PAPER_CLAIMS = (
     (
         "Extending RoPE past L by extrapolation fails (PI: attention scores can become catastrophically high)",
         "Chen et al. 2023, arXiv 2306.15595 (abstract); Peng et al. 2023, arXiv 2309.00071",
-        ("rope_breaks",),
+        ("rope_fails_past_L",),
         True,
     ),
     (
@@ -108,17 +109,22 @@ PAPER_CLAIMS = (
 )
 
 
-def _verdict(found: dict, agrees: bool) -> str:
-    """The papers table's verdict from the finding's seed count and :func:`helpers.lab.stats.verdict`."""
+def _verdict(parts: list[dict], agrees: bool) -> str:
+    """The papers table's verdict: its weakest part's seed count and verdict (:func:`helpers.lab.stats.verdict`),
+    naming that part when the claim has several."""
+    found = weakest(parts)
     n, holds = found["n"], found["holds"]
+    differ = len({(f["verdict"], f["holds"], f["n"]) for f in parts}) > 1
+    which = f" (weakest part: `{found['key']}`)" if differ else ""
     word = "agrees" if agrees else "not reproduced in the miniature"
     if holds == n:
-        return f"**{word}** on all {n} seeds"
+        return f"**{word}** on all {n} seeds{which}"
     if holds == 0:
-        return f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds"
+        return f"**{'not reproduced' if agrees else 'consistent with the claim'}** on any of the {n} seeds{which}"
     if found["verdict"] == "robust":
-        return f"**{word}** (robust) on {holds} of {n} seeds"
-    return f"**mixed**: {word} on {holds} of {n} seeds"
+        how = " by its intervals" if found["robust_by"] == "intervals" else ""
+        return f"**{word}** (robust{how}) on {holds} of {n} seeds{which}"
+    return f"**mixed**: {word} on {holds} of {n} seeds{which}"
 
 
 def papers_markdown(results: dict) -> str:
@@ -132,7 +138,11 @@ def papers_markdown(results: dict) -> str:
         found = [by_key[k] for k in keys if k in by_key]
         if not found or keys[0] not in by_key:
             continue
-        verdicts = [f"`{s}`: {_verdict(by_scale[s][keys[0]], agrees)}" for s in scales if keys[0] in by_scale[s]]
+        verdicts = [
+            f"`{s}`: {_verdict([by_scale[s][k] for k in keys if k in by_scale[s]], agrees)}"
+            for s in scales
+            if keys[0] in by_scale[s]
+        ]
         text = " ".join(f["text"] for f in found).replace("|", "/")
         lines.append(f"| {claim} | {source} | {text} | {'; '.join(verdicts)} |")
     return "\n".join(lines) + "\n"
@@ -162,7 +172,12 @@ EARLIER_CLAIMS = (
     ("Both fine-tunes lose passkey accuracy at T = L", "ft_costs_short"),
     ("NoPE learned the passkey (1.00 at L)", "nope_passkey_at_L"),
     ("The sinusoidal model never learned the passkey", "sinusoidal_no_passkey"),
-    ("Once extension works, long context lowers the loss (YaRN: loss at 2L below loss at L)", "rope+yarn_long_context"),
+    ("Once extension works, long context lowers the loss (YaRN: loss at 2L below loss at L)", None),
+)
+#: Why an earlier claim has no finding any more.
+WITHDRAWN = (
+    "**withdrawn**: it compared one method across lengths, on documents that differ per length; its count flips "
+    "with the evaluation sample"
 )
 EARLIER_BEGIN, EARLIER_END = "<!-- BEGIN GENERATED EARLIER CLAIMS -->", "<!-- END GENERATED EARLIER CLAIMS -->"
 
@@ -172,6 +187,9 @@ def earlier_claims_markdown(results: dict) -> str:
     by_key = {f["key"]: f for f in findings(results)}
     lines = ["| earlier claim (seed 0 only) | now | status |", "|---|---|---|"]
     for claim, key in EARLIER_CLAIMS:
+        if key is None:
+            lines.append(f"| {claim} | (no finding) | {WITHDRAWN} |")
+            continue
         if key not in by_key:
             continue
         f = by_key[key]

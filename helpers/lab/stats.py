@@ -4,8 +4,12 @@ rule of the lab's findings.
 A finding compares numbers measured on the same seeds (the same pre-trained model under two methods), so the
 comparison is paired: with d_i = a_i − b_i on seed i, the 95 % interval of the mean difference is
 d̄ ± t_{0.975, n−1} · s_d / √n (s_d the sample standard deviation, n − 1 degrees of freedom; Student 1908). A claim is
-**robust** when it holds on at least :data:`ROBUST_SHARE` of its seeds, or when every interval it declares lies above
-its margin; otherwise it is **mixed (k of n)**, and a claim true on no seed **does not hold (0 of n)**. Plain NumPy
+**robust** when it holds on at least :data:`ROBUST_SHARE` of its seeds, or when it compares measured values only and
+every interval it declares lies above its margin (not merely above zero: a claim "more than 0.3 nats above" needs
+the interval above 0.3); a claim with a per-seed threshold ("at least 40 % of the passkeys") is robust only by its
+seed count. Otherwise it is **mixed (k of n)**, and a claim true on no seed **does not hold (0 of n)**. The
+intervals are over training seeds on one evaluation sample: they do not include what another sample of documents
+and keys would move. Plain NumPy
 (the t quantile by bisection on the CDF, itself the regularised incomplete beta function by its continued fraction).
 """
 
@@ -111,7 +115,8 @@ def paired_interval(a, b=0.0, confidence: float = 0.95) -> Interval:
 
 def verdict(holds: int, n: int, intervals_above: bool = False) -> str:
     """ "robust" when the claim holds on at least :data:`ROBUST_SHARE` of its ``n`` seeds or ``intervals_above``
-    (every declared interval lies above its margin); "does not hold (0 of n)" on no seed; else "mixed (k of n)"."""
+    (every declared interval lies above its margin, and the claim has no per-seed threshold: the caller decides);
+    "does not hold (0 of n)" on no seed; else "mixed (k of n)"."""
     if not 0 <= holds <= n or n < 1:
         raise ValueError(f"holds must be in [0, n] with n >= 1, got holds={holds!r}, n={n!r}")
     if holds >= ROBUST_SHARE * n - 1e-9 or intervals_above:
