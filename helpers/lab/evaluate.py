@@ -11,6 +11,9 @@ Methods are :data:`helpers.lab.methods.METHODS`. Protocols (the ``protocol`` fie
   written with. One causal call with per-position cos/sin computes exactly that
   (:meth:`helpers.lab.positional.RopeRotation.kv_cache_cos_sin`; ``tests/test_lab.py`` checks it against a
   token-by-token loop with a KV cache). For passkey the query at the end then sees a key written at a smaller s.
+* ``dual chunk attention`` (``rope+default_dca``, group "remap", evaluated on request): one pass in which every
+  block attends by Dual Chunk Attention (:mod:`helpers.lab.dual_chunk`, :func:`lab_dual_chunk_config`: chunk L,
+  local window L/32, vLLM's logit factor past L); at T = L it is plain RoPE up to float rounding.
 * ``one pass`` for ``rope+dynamic_onepass``: how HF scores a whole sequence (perplexity evaluations): one scale
   s = T/L for every position, i.e. static NTK with α = T/L, and positions < L no longer equal plain RoPE.
 
@@ -48,6 +51,7 @@ from helpers.lab.checkpoints import (
     load_model,
 )
 from helpers.lab.data import lm_batch, passkey_batch, random_keys
+from helpers.lab.dual_chunk import lab_dual_chunk_config
 from helpers.lab.methods import lab_method, rope_scaling_for
 from helpers.lab.model import TinyTransformer
 from helpers.scaling import yarn_ramp
@@ -61,6 +65,7 @@ N_PER_DEPTH = 12
 DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 EVAL_SEED = 2024
 TASKS = ("lm", "passkey")
+DCA_PROTOCOL = "dual chunk attention"  # rope+default_dca: every block attends by DCA (helpers.lab.dual_chunk)
 
 
 def check_scale(scale: str) -> str:
@@ -116,8 +121,11 @@ def scaling_for(method: str, length: int, model: TinyTransformer) -> dict | None
 
 
 def protocol(method: str, length: int, task: str, train_len: int = L) -> str:
-    """How ``method`` is run at length T for ``task``: "one pass", "L-token windows" or "KV cache"."""
+    """How ``method`` is run at length T for ``task``: "one pass", "L-token windows", "KV cache" or "dual chunk
+    attention" (one pass through :mod:`helpers.lab.dual_chunk` with :func:`lab_dual_chunk_config`)."""
     spec = lab_method(method)
+    if spec.variant == "dca":
+        return DCA_PROTOCOL
     if spec.window and length > train_len:
         return "L-token windows"
     if spec.reads_length and not spec.finetune and spec.variant is None and length > train_len:
@@ -135,8 +143,14 @@ def _logits(
     """Logits (B, T, V) of ``tokens`` (B, T) run with ``scaling`` and protocol ``how``; (B, n, V) at positions
     ``at`` (B, n) only."""
     if model.config.family == "rope":
-        return model(tokens, rope_scaling=scaling, kv_cache=how == "KV cache", logits_at=at)  # (B, T|n, V)
+        remap = _dual_chunk(how, model)
+        return model(tokens, rope_scaling=scaling, kv_cache=how == "KV cache", logits_at=at, **remap)  # (B, T|n, V)
     return model(tokens, logits_at=at)  # (B, T|n, V)
+
+
+def _dual_chunk(how: str, model: TinyTransformer) -> dict:
+    """The model keyword of protocol "dual chunk attention" (the lab's DCA config at the model's L), else none."""
+    return {"dual_chunk_attention_config": lab_dual_chunk_config(model.train_len)} if how == DCA_PROTOCOL else {}
 
 
 def token_losses(
@@ -282,10 +296,11 @@ def attention_weights(
     if lab_method(method).window:
         length = min(length, model.train_len)
         tokens = tokens[:, :length]  # (B, L)
-    kv_cache = protocol(method, length, "lm", model.train_len) == "KV cache"
+    how = protocol(method, length, "lm", model.train_len)
+    kv_cache = how == "KV cache"
     scaling = {"rope_scaling": scaling_for(method, length, model)} if model.config.family == "rope" else {}
     with torch.inference_mode():
-        return model.layer_attention(tokens, layer, kv_cache=kv_cache, **scaling)  # (B, H, T, T)
+        return model.layer_attention(tokens, layer, kv_cache=kv_cache, **scaling, **_dual_chunk(how, model))
 
 
 def previous_token_attention(

@@ -41,6 +41,8 @@ __all__ = [
     "LR_SWEEP",
     "MAIN",
     "METHODS",
+    "REMAPS",
+    "REMAP_METHODS",
     "VARIANTS",
     "LabMethod",
     "lab_method",
@@ -53,12 +55,15 @@ VARIANTS = {
     "no_temperature": "YaRN without its attention temperature: attention_factor 1 (HF's ``attention_factor`` key)",
     "alpha2s": "NTK-aware with α = 2s instead of α = s for T > L (YaRN paper §3.1: NTK-aware needs α above L'/L)",
     "onepass": "dynamic NTK as HF scores a whole sequence in one call: one scale s = T/L for every position",
+    "dca": "plain RoPE's frequencies with Dual Chunk Attention: positions remapped per chunk relation, chunk L, local "
+    "window L/32, vLLM's logit factor past L (helpers.lab.dual_chunk)",
 }
 
 
 #: Where a method is listed: the main comparison, the ablations and protocols, the fine-tunes' learning-rate sweep,
-#: the hybrid families (trained and evaluated on request, not shipped).
-GROUPS = ("main", "ablation", "sweep", "hybrid")
+#: the hybrid families (trained and evaluated on request, not shipped), the zero-shot methods that remap positions
+#: in the attention instead of scaling frequencies (Dual Chunk Attention; evaluated on request).
+GROUPS = ("main", "ablation", "sweep", "hybrid", "remap")
 
 #: Colours of the fine-tuned models: darker shades of PI's orange and YaRN's purple.
 FINE_TUNE_COLORS = {"linear": "#8c3b00", "yarn": "#3b1f6b"}
@@ -132,6 +137,7 @@ class LabMethod:
             "no_temperature": ", no temperature",
             "alpha2s": ", α = 2s",
             "onepass": ", one pass",
+            "dca": " + Dual Chunk Attention",
         }.get(self.variant, ", KV cache" if self.reads_length else "")
         return base + extra if self.scaling == "default" else f"{base}{extra} zero-shot"
 
@@ -217,8 +223,13 @@ HYBRID_METHODS: dict[str, LabMethod] = {
     family: LabMethod(family, group="hybrid") for family, cls in FAMILIES.items() if cls.group == "hybrid"
 }
 HYBRIDS = tuple(HYBRID_METHODS)
-#: Every lab method: the shipped grid's, then the hybrids' (the order of records and the names the CLI accepts).
-ALL_METHODS: dict[str, LabMethod] = {**METHODS, **HYBRID_METHODS}
+#: Zero-shot methods that remap positions in the attention (group "remap"): evaluated only when asked for
+#: (``--methods rope+default_dca``), beside the zero-shot scalings on the same RoPE checkpoints.
+REMAP_METHODS: dict[str, LabMethod] = {m.name: m for m in (LabMethod("rope", "default", variant="dca", group="remap"),)}
+REMAPS = tuple(REMAP_METHODS)
+#: Every lab method: the shipped grid's, the hybrids', the remappings' (the order of records and the names the CLI
+#: accepts).
+ALL_METHODS: dict[str, LabMethod] = {**METHODS, **HYBRID_METHODS, **REMAP_METHODS}
 
 
 def lab_method(name: str) -> LabMethod:
