@@ -10,6 +10,10 @@ The counting method (the README states it once; title cells state only the resul
   count; an inline formula counts as its tokens). CJK characters (Chinese, Japanese kana, Korean) are not separated
   by spaces: each counts as ``CJK_WORDS_PER_CHARACTER`` (half) a word, since a Chinese word is about two
   characters (reading-time conventions read CJK at about twice as many characters a minute as words).
+* **printed words**: the words of what code cells print and display (stdout, and of each displayed output its
+  ``text/markdown``, else ``text/html`` without tags, else ``text/plain`` unless the output is a figure or a widget
+  or a bare ``<... object>`` repr), counted like prose, except in cells whose outputs are hidden
+  (``metadata.jupyter.outputs_hidden``: solutions). A generated table or list is read like text.
 * **+1 minute per visible code cell** (a code cell without ``metadata.jupyter.source_hidden``: collapsed checks and
   solutions are not read on the way through).
 * **+2 minutes per figure or slider panel**: a code cell, visible or collapsed, whose committed outputs contain an
@@ -53,6 +57,7 @@ CODE_FENCE = re.compile(r"```.*?```", re.DOTALL)
 HTML_TAG = re.compile(r"<[^>]+>")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 HAS_WORD = re.compile(r"[^\W_]")  # a letter or digit (any script)
+BARE_REPR = re.compile(r"^<[^<>]*(object|Figure)[^<>]*>$", re.DOTALL)
 
 
 @dataclass
@@ -60,6 +65,7 @@ class Part:
     """The counts of one part of a notebook (core or optional) and its minutes."""
 
     words: float = 0.0
+    output_words: float = 0.0
     code_cells: int = 0
     figures: int = 0
     exercises: int = 0
@@ -67,7 +73,7 @@ class Part:
     @property
     def minutes(self) -> float:
         return (
-            self.words / WORDS_PER_MINUTE
+            (self.words + self.output_words) / WORDS_PER_MINUTE
             + MINUTES_PER_CODE_CELL * self.code_cells
             + MINUTES_PER_FIGURE * self.figures
             + MINUTES_PER_EXERCISE * self.exercises
@@ -124,6 +130,32 @@ def shows_figure(cell: dict) -> bool:
     return any(mime in out.get("data", {}) for out in cell.get("outputs", []) for mime in FIGURE_MIMES)
 
 
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def printed_words(cell: dict) -> float:
+    """Words a learner reads in a code cell's committed outputs (see the module docstring); 0 when they are hidden."""
+    if cell.get("cell_type") != "code" or cell.get("metadata", {}).get("jupyter", {}).get("outputs_hidden"):
+        return 0.0
+    words = 0.0
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            if out.get("name") == "stdout":
+                words += prose_words(_text(out.get("text", "")))
+            continue
+        data = out.get("data", {})
+        if "text/markdown" in data:
+            words += prose_words(_text(data["text/markdown"]))
+        elif "text/html" in data:
+            words += prose_words(_text(data["text/html"]))
+        elif "text/plain" in data and not any(mime in data for mime in FIGURE_MIMES):
+            plain = _text(data["text/plain"])
+            if not BARE_REPR.match(plain.strip()):
+                words += prose_words(plain)
+    return words
+
+
 def count_notebook(path: Path) -> ReadingTime:
     """Count one notebook (see the module docstring for the rules)."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -158,6 +190,7 @@ def count_notebook(path: Path) -> ReadingTime:
         elif cell.get("cell_type") == "code":
             part = result.optional if optional_level is not None else result.core
             part.code_cells += is_visible_code(cell)
+            part.output_words += printed_words(cell)
             part.figures += shows_figure(cell)
     return result
 
@@ -178,14 +211,22 @@ def main(argv: list[str] | None = None) -> int:
     for path in paths:
         if not path.is_file() or path.suffix != ".ipynb":
             parser.error(f"notebooks: {str(path)!r} is not a notebook file (expected an existing .ipynb)")
-    header = f"{'notebook':32} {'words':>6} {'code':>5} {'figs':>5} {'ex':>3} {'core':>5} {'opt':>4}  optional part"
+    header = (
+        f"{'notebook':32} {'words':>6} {'print':>6} {'code':>5} {'figs':>5} {'ex':>3} {'core':>5} {'opt':>4}  "
+        "optional part"
+    )
     print(header)
     for path in paths:
         r = count_notebook(path)
         c, o = r.core, r.optional
-        opt = f"{o.words:.0f} words, {o.code_cells} code, {o.figures} figs, {o.exercises} ex" if o.minutes else "-"
+        opt = (
+            f"{o.words:.0f} + {o.output_words:.0f} printed words, {o.code_cells} code, {o.figures} figs, "
+            f"{o.exercises} ex"
+            if o.minutes
+            else "-"
+        )
         print(
-            f"{r.name:32} {c.words:6.0f} {c.code_cells:5d} {c.figures:5d} {c.exercises:3d} "
+            f"{r.name:32} {c.words:6.0f} {c.output_words:6.0f} {c.code_cells:5d} {c.figures:5d} {c.exercises:3d} "
             f"{c.rounded:5d} {o.rounded:4d}  {opt}"
         )
         print(f"{'':32} state: {stated_format(r)}  (unrounded {c.minutes:.1f} + {o.minutes:.1f})")

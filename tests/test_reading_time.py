@@ -9,7 +9,7 @@ The title cell (the first markdown cell) carries one line of the form
 runs in about ten seconds."). The counting method is the script's docstring (prose at 100 words a minute, +1 per
 visible code cell, +2 per figure or slider panel, +5 per exercise, appendices apart); the README states it once, so
 the title cell states only the result. A stated time passes when it is within 10 % of the unrounded count, or equal to
-the count rounded to 5 minutes (what the script prints).
+the count rounded to 5 minutes (what the script prints). Printed outputs a learner reads count like prose.
 """
 
 from __future__ import annotations
@@ -75,9 +75,18 @@ def test_counting_rules_on_a_toy_notebook(tmp_path):
     """Words (CJK at half a word), visible code, figures, exercises and the optional part, counted by hand."""
     nb = nbformat.v4.new_notebook()
     figure = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
+    printed = nbformat.v4.new_output("stream", name="stdout", text="loss 2.31 nats\n")  # 3 words
+    table = nbformat.v4.new_output(
+        "display_data", data={"text/markdown": "| a | b |\n|---|---|\n| 1 | x |", "text/plain": "<Markdown>"}
+    )  # a, b, 1, x = 4 words
+    repr_only = nbformat.v4.new_output("execute_result", data={"text/plain": "<IPython.core.display.Markdown object>"})
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Title\n\n**Time:** about 20 min (+5 optional)\n\n猫 吃 鱼 | — $x$"),
         nbformat.v4.new_code_cell("plot()", outputs=[figure]),
+        nbformat.v4.new_code_cell("show()", outputs=[printed, table, repr_only]),
+        nbformat.v4.new_code_cell(
+            "#@title Solution", outputs=[printed], metadata={"jupyter": {"source_hidden": True, "outputs_hidden": True}}
+        ),
         nbformat.v4.new_code_cell("assert True", metadata={"jupyter": {"source_hidden": True}}),
         nbformat.v4.new_markdown_cell("## Exercises\n\n### Exercise 1: one\n\ntext\n\n**2.** two"),
         nbformat.v4.new_code_cell("def f():\n    raise NotImplementedError  # your code here"),
@@ -90,8 +99,9 @@ def test_counting_rules_on_a_toy_notebook(tmp_path):
     # core words: Title, **Time:**, about, 20, min, (+5, optional), $x$ = 8 tokens, 猫吃鱼 = 1.5; Exercises, Exercise,
     # 1:, one, text, **2.**, two = 7
     assert r.core.words == pytest.approx(8 + 1.5 + 7)
-    assert (r.core.code_cells, r.core.figures, r.core.exercises) == (2, 1, 2)
-    assert r.core.minutes == pytest.approx(16.5 / 100 + 2 + 2 + 10)
+    assert r.core.output_words == 3 + 4  # the hidden solution's print and the bare repr are not read
+    assert (r.core.code_cells, r.core.figures, r.core.exercises) == (3, 1, 2)
+    assert r.core.minutes == pytest.approx(23.5 / 100 + 3 + 2 + 10)
     # optional: header "Appendix, A, (optional):, more" = 4 words + 200, one code cell
     assert (r.optional.words, r.optional.code_cells, r.optional.figures, r.optional.exercises) == (204, 1, 0, 0)
     assert reading_time.stated_format(r) == "**Time:** about 15 min (+5 optional)"
