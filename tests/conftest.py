@@ -29,7 +29,8 @@ def shown(monkeypatch):
     from helpers.widgets import _common
 
     pngs: list[bytes] = []
-    monkeypatch.setattr(_common, "display", lambda image: pngs.append(image.data))
+    publish = _common._publish  # every frame a panel shows goes through it (an Image widget's value, or display)
+    monkeypatch.setattr(_common, "_publish", lambda target, png: (pngs.append(png), publish(target, png)))
     return pngs
 
 

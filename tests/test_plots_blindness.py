@@ -217,15 +217,15 @@ def test_weight_scale_figure_follows_the_slider():
 
 
 def test_panels_display_one_png_and_leave_no_pyplot_figures(monkeypatch):
-    shown = []
-    monkeypatch.setattr(C, "display", shown.append)
+    shown, publish = [], C._publish
+    monkeypatch.setattr(C, "_publish", lambda target, png: (publish(target, png), shown.append(target)))
     plt.close("all")
     for build in (bw.explorer_panel, bw.weight_scale_panel):
-        build()  # interactive_output draws once on creation
+        build()  # the panel draws once on creation
         assert plt.get_fignums() == []  # so plt.show() in the panel displays nothing a second time
     assert len(shown) == 2
-    assert all(img.data[:8] == b"\x89PNG\r\n\x1a\n" for img in shown)
-    assert all(img.width is None and img.height is None for img in shown)  # shown at the figure's own size
+    assert all(img.value[:8] == b"\x89PNG\r\n\x1a\n" for img in shown)
+    assert all(not img.layout.width and not img.layout.height for img in shown)  # shown at the figure's own size
 
 
 def test_explorer_panelpanel_controls():

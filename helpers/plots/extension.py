@@ -32,6 +32,7 @@ from helpers.plots.extension_compared import (
     plot_methods_grid,
     plot_metric_curves,
     plot_score_vs_distance,
+    ratio_ticks,
 )
 from helpers.rope import rope_score_curve
 
@@ -54,6 +55,7 @@ __all__ = [
     "plot_step_angles",
     "plot_yarn_entropy",
     "plot_yarn_ramp",
+    "ratio_ticks",
 ]
 
 TWO_PI = 2 * math.pi

@@ -37,8 +37,10 @@ TWO_PI = 2 * math.pi
 
 
 # --------------------------------------------------------------------------- sections 6 and 7: all methods
-def _ratio_ticks(ax, factor: float) -> None:
-    """Readable ticks on a log θ′/θ axis: 1, 1/2, 1/4, … down to 1/s (no minor-tick clutter)."""
+def ratio_ticks(ax, factor: float) -> None:
+    """Readable ticks on a log θ′/θ axis: 1, 1/2, 1/4, … down to 1/s (no minor-tick clutter), limits just past them.
+
+    A panel passes its slider's largest s: the axis then covers every s and stays put while the slider moves."""
     k = max(1, math.ceil(math.log2(factor)))
     step = 1 if k <= 6 else 2
     vals = [2.0**-j for j in range(0, k + 1, step)]
@@ -81,7 +83,7 @@ class FrequencyRatios:
         self.factor_line.set_visible(scaled)
         if scaled:
             self.factor_line.set_ydata([1 / factor, 1 / factor])
-            _ratio_ticks(self.ax, factor)
+            ratio_ticks(self.ax, factor)
         else:  # back to the default log ticks, as on a fresh axes
             self.ax.set_yscale("log")
             ratios = [line.get_ydata() for line in self.lines.values()]
@@ -238,7 +240,7 @@ def plot_methods_grid(
             top.axhline(level, color="grey", lw=0.8, ls=":")
         top.plot(i, inv / theta, lw=2, color=style["color"], ls=style["ls"])
         top.set_yscale("log")
-        _ratio_ticks(top, factor)
+        ratio_ticks(top, factor)
         still = int(scaling.still_out_of_range(theta, inv, train_len, target_len).sum())
         top.set_title(f"{style['label']}\n{still} of {int(slow.sum())} shaded pairs still unseen", fontsize=9)
         top.set_xticks(pair_ticks(theta.size))

@@ -9,20 +9,52 @@
 A chapter's ``draw_*(…, fig=None)`` is ``view_on(SomeView, fig).update(…)``: the static notebook cell calls it
 without ``fig`` (a new pyplot figure), the panel with its one kept figure. Speed: a redraw sets data and texts of
 existing artists and renders one PNG; it creates no figure, axes, ticks or legend.
+
+Redrawing only what moved (blitting). A panel does not re-rasterise its whole figure on every move: :class:`Frames`
+keeps the figure's static background (axes, ticks, labels, static lines; Agg's ``copy_from_bbox``) and, on a move,
+restores it and draws only the *moving* artists on it (``restore_region`` + ``draw_artist``), then encodes the PNG.
+The whole figure is drawn again only when something static changed: an axes' limits, scales, position, tick locations
+or tick labels, an axis label, or the set of artists (one added or removed, e.g. a legend rebuilt with new entries).
+How a View declares its moving artists:
+
+* override :meth:`View.moving_artists` to return the artists that ``update`` changes on a move (lines, collections,
+  texts, titles, a legend whose texts change); they are drawn on top of the background on every frame, in the order
+  a full draw would draw them. Declaring is optional:
+* any other artist that ``update`` changed (matplotlib marks it ``stale``) is found after the move and becomes moving
+  from then on (that one frame is a full redraw), so an undeclared View is never shown stale pixels, only slower on
+  the first move of each control;
+* artists above a moving one in the same axes (higher ``zorder``: spines, texts, legends) are drawn with it, so the
+  layering is that of a full draw: a blitted frame equals a fresh drawing pixel for pixel (``tests/test_panels.py``);
+* a View whose axes must not move keeps fixed limits that cover its controls' whole range (set once in ``setup``):
+  a limit that follows the data makes every move a full redraw.
+
+The frame is shown in an :class:`ipywidgets.Image` whose ``value`` is replaced (one binary message; the output area
+is not cleared and no base64 is decoded), inside the panel's last child, an :class:`ipywidgets.Output` (so a panel
+is still ``VBox([*rows of controls, Output])``). Both work under ipywidgets 7.7 (Colab) and 8. For the benchmark only,
+``PE_PANEL_REDRAW=full`` (the whole figure on every move, through ``savefig``) and ``PE_PANEL_TRANSPORT=output``
+(``display(Image)`` into the cleared output area, as ``interactive_output`` does) bring back the previous code path;
+``PE_PANEL_TIMING_LOG=<file>`` appends one JSON line per frame (the kernel's time: draw, frame, whole redraw).
 """
 
 from __future__ import annotations
 
 import io
+import json
+import os
+import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
 from IPython.display import Image, display
+from matplotlib.artist import Artist
+from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from PIL import Image as PILImage
 
 STYLE = {"description_width": "initial"}
 LAYOUT = W.Layout(width="380px")
@@ -143,6 +175,11 @@ class View:
     def update(self, **values):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
+    def moving_artists(self) -> Iterable[Artist]:
+        """The artists ``update`` changes on a move (drawn on the cached background on every frame, see
+        :class:`Frames`). Default: none declared; the ones a move changes are then found after that move."""
+        return ()
+
 
 _VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its view
 
@@ -170,13 +207,196 @@ def view_on(kind: type[View], fig=None, **data) -> View:
 def png_bytes(fig, *, dpi: float = DPI) -> bytes:
     """Render a figure to PNG at its own size: no ``bbox_inches="tight"`` (which lays the figure out twice).
 
-    zlib level 1 encodes several times faster than the default level 6, for ~15 % larger PNGs.
+    zlib level 1 encodes several times faster than the default level 6, for ~15 % larger PNGs. At the figure's own
+    dpi the bytes are those of a panel's frame showing the same pixels (one encoder, :func:`encode_png`).
     """
-    buf = io.BytesIO()
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)  # attach an Agg canvas (pyplot figures already have one)
+    if dpi == fig.dpi:
+        fig.canvas.draw()
+        return encode_png(fig.canvas)
+    buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
+
+
+def encode_png(canvas: FigureCanvasAgg) -> bytes:
+    """The Agg canvas's current pixels as an RGBA PNG at zlib level 1 (what ``savefig`` writes, minus metadata)."""
+    width, height = canvas.get_width_height(physical=True)
+    image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buf = io.BytesIO()
+    image.save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+#: Environment switches of the panels' code path, used only by the benchmark (``docs/benchmarks.md``): each name,
+#: its allowed values, the first one the default.
+SWITCHES = {"PE_PANEL_REDRAW": ("blit", "full"), "PE_PANEL_TRANSPORT": ("image", "output")}
+
+
+def panel_mode() -> dict[str, str]:
+    """{switch: value} from the environment (unset: the default); an unknown value is refused with a message."""
+    mode = {}
+    for name, allowed in SWITCHES.items():
+        value = os.environ.get(name, "") or allowed[0]
+        if value not in allowed:
+            raise ValueError(f"environment variable {name}={value!r}: allowed values are {', '.join(allowed)}")
+        mode[name] = value
+    return mode
+
+
+def _stale(artist: Artist) -> bool:
+    """Has anything in ``artist`` (itself or a part of it, e.g. a legend's texts) been changed since it was drawn?"""
+    return artist.stale or any(a.stale for a in artist.findobj(include_self=False))
+
+
+def _unstale(artist: Artist) -> None:
+    for a in artist.findobj():
+        a.stale = False
+
+
+def _ticks(axis: Axis) -> tuple:
+    locs = tuple(float(v) for v in axis.get_majorticklocs())
+    return locs, tuple(axis.get_major_formatter().format_ticks(list(locs))), axis.label.get_text()
+
+
+class Frames:
+    """A figure's frames, redrawing only its moving artists on a cached background (see the module docstring).
+
+    ``frame()`` after the artists were updated returns the PNG of the figure as a fresh full draw would show it.
+    ``declared``: artists known to move (:meth:`View.moving_artists`). ``counts``: frames drawn, by kind.
+    """
+
+    def __init__(self, fig: Figure, declared: Iterable[Artist] = ()):
+        if not isinstance(fig.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(fig)
+        self.fig = fig
+        self.moving: set[Artist] = set(declared)
+        self.background = None
+        self.structure = None
+        self.counts = {"full": 0, "blit": 0}
+
+    def _layers(self) -> list[tuple[object, list[Artist]]]:
+        """(container, its artists in drawing order) for the figure, then each axes (the order of a full draw)."""
+        fig = self.fig
+        skip = {id(fig.patch), *map(id, fig.axes)}
+        layers = [(fig, [a for a in fig.get_children() if id(a) not in skip])]
+        for ax in sorted(fig.axes, key=lambda a: a.get_zorder()):
+            kids = [a for a in ax.get_children() if a is not ax.patch and a not in ax.child_axes]
+            layers.append((ax, sorted(kids, key=lambda a: a.get_zorder())))
+        return layers
+
+    def _structure(self, layers) -> tuple:
+        """Everything the background depends on besides its artists' own state (which ``stale`` tracks)."""
+        fig = self.fig
+        key = [tuple(fig.get_size_inches()), fig.dpi]
+        for container, artists in layers:
+            key.append(tuple(map(id, artists)))
+            if container is not fig:
+                ax = container
+                key += [
+                    tuple(ax.get_position().bounds),
+                    ax.get_xlim(),
+                    ax.get_ylim(),
+                    ax.get_xscale(),
+                    ax.get_yscale(),
+                    ax.get_visible(),
+                    ax.axison,
+                    _ticks(ax.xaxis),
+                    _ticks(ax.yaxis),
+                ]
+        return tuple(key)
+
+    @staticmethod
+    def _above(artists: list[Artist], moving: set[Artist]) -> set[Artist]:
+        """The artists of one axes a full draw paints over its lowest moving artist (they must be drawn again on top
+        of it): higher zorder, or equal zorder and later. Axis objects only where they overlap the data area (grid
+        lines, ticks pointing in); a legend placed "best" moves with the data."""
+        first = next((i for i, a in enumerate(artists) if a in moving), None)
+        if first is None:
+            return set()
+        above = set()
+        for a in artists[first + 1 :]:
+            if isinstance(a, Axis):
+                ticks = a.get_major_ticks()[:1]
+                if not any(t.gridline.get_visible() or t._tickdir != "out" for t in ticks):
+                    continue
+            above.add(a)
+        above |= {a for a in artists if isinstance(a, Legend) and a._loc in (0, "best")}
+        return above
+
+    def frame(self) -> bytes:
+        """The PNG of the figure now: the moving artists on the cached background, or a full redraw if needed."""
+        layers = self._layers()
+        structure = self._structure(layers)
+        everything = {a for _, artists in layers for a in artists}
+        self.moving &= everything  # artists removed since the last frame
+        full = self.background is None or structure != self.structure
+        if not full:
+            changed = {a for a in everything - self.moving if not isinstance(a, Axis) and _stale(a)}
+            if changed:  # undeclared moving artists: from now on they are redrawn on every frame
+                self.moving |= changed
+                full = True
+        for _, artists in layers[1:]:
+            self.moving |= self._above(artists, self.moving)
+        canvas = self.fig.canvas
+        if full:
+            for a in everything:
+                a.set_animated(a in self.moving)
+            canvas.draw()
+            self.background = canvas.copy_from_bbox(self.fig.bbox)
+            self.structure = self._structure(layers)
+        else:
+            canvas.restore_region(self.background)
+        renderer = canvas.get_renderer()
+        for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
+            for a in artists:
+                if a in self.moving and (container is self.fig or container.get_visible()):
+                    a.draw(renderer)
+        for a in everything:
+            _unstale(a)
+        self.counts["full" if full else "blit"] += 1
+        return encode_png(canvas)
+
+
+_FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its Frames
+
+
+def frame_png(fig: Figure) -> bytes:
+    """The PNG a panel shows for ``fig`` now (blitted through the figure's :class:`Frames`)."""
+    frames = _FRAMES.get(fig)
+    if frames is None:
+        view = _VIEWS.get(fig)
+        frames = _FRAMES[fig] = Frames(fig, view.moving_artists() if view is not None else ())
+    return frames.frame()
+
+
+def _log_timing(path: str, **fields) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps({"t": time.time(), **fields}) + "\n")
+
+
+def _publish(target, png: bytes) -> None:
+    """Put a frame on screen: replace the Image widget's value, or (``PE_PANEL_TRANSPORT=output``) display it."""
+    if isinstance(target, W.Image):
+        target.value = png
+    else:
+        display(Image(data=png, format="png"))
+
+
+def _image_output(image: W.Image) -> W.Output:
+    """An Output widget that shows ``image`` (set directly: no kernel or display hook needed)."""
+    bundle = {
+        "text/plain": repr(image),
+        "application/vnd.jupyter.widget-view+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": image.model_id,
+        },
+    }
+    out = W.Output()
+    out.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
+    return out
 
 
 def panel(
@@ -191,22 +411,52 @@ def panel(
 
     ``controls``: {keyword of ``draw``: widget}. One :class:`~matplotlib.figure.Figure` of ``layout.figsize`` is kept
     (not registered with pyplot, so nothing else displays it) and passed to every redraw; ``draw`` updates its
-    artists in place (:class:`View`). Every change renders one PNG at the figure's own size (:func:`png_bytes`) into
-    the output area, which ``interactive_output`` clears with ``wait=True``: the page neither grows nor flickers.
-    While ``hold["on"]`` is true a change does not redraw: set it around an update that moves several controls at
-    once (the change that caused it then redraws once, with every new value). ipywidgets 7.7 and 8 both have
-    everything used here.
+    artists in place (:class:`View`). Every change renders one PNG at the figure's own size, redrawing only the
+    artists that moved (:class:`Frames`), into an :class:`ipywidgets.Image` shown in the panel's last child, an
+    Output widget: the page neither grows nor flickers. While ``hold["on"]`` is true a change does not redraw: set it
+    around an update that moves several controls at once (the change that caused it then redraws once, with every
+    new value). ipywidgets 7.7 and 8 both have everything used here.
     """
+    mode = panel_mode()
     fig = Figure(figsize=layout.figsize, dpi=DPI)
     FigureCanvasAgg(fig)
     hold = {"on": False} if hold is None else hold
+    blit = mode["PE_PANEL_REDRAW"] == "blit"
+    timing_log = os.environ.get("PE_PANEL_TIMING_LOG")
 
-    def render(**values):
-        if not hold["on"]:
-            draw(**values, fig=fig)
-            display(Image(data=png_bytes(fig), format="png"))
+    def render(target, values):
+        start = time.perf_counter()
+        draw(**values, fig=fig)
+        drawn = time.perf_counter()
+        png = frame_png(fig) if blit else png_bytes(fig)
+        framed = time.perf_counter()
+        _publish(target, png)
+        if timing_log:
+            ms = {k: round(1000 * v, 2) for k, v in (("draw_ms", drawn - start), ("frame_ms", framed - drawn))}
+            _log_timing(timing_log, **ms, kernel_ms=round(1000 * (time.perf_counter() - start), 2), **mode)
 
-    out = W.interactive_output(render, controls)
     boxes = list(controls.values())
     rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]
+    if mode["PE_PANEL_TRANSPORT"] == "output":
+        out = W.interactive_output(lambda **values: hold["on"] or render(None, values), controls)
+        return W.VBox([*rows, out])
+    image = W.Image(format="png")
+    out = _image_output(image)
+    shows_image = out.outputs
+
+    def on_change(_change=None):
+        if hold["on"]:
+            return
+        try:
+            render(image, {name: control.value for name, control in controls.items()})
+        except Exception:
+            with out:  # in a kernel: the traceback is shown under the picture (as interactive_output shows it)
+                raise
+        else:
+            if out.outputs != shows_image:  # an earlier error's traceback: gone once a redraw works
+                out.outputs = shows_image
+
+    for control in boxes:
+        control.observe(on_change, names="value")
+    on_change()
     return W.VBox([*rows, out])

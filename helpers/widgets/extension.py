@@ -10,11 +10,15 @@ registry keys. Only ipywidgets APIs present in both 7.7 (Colab) and 8 are used.
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as W
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from helpers import scaling
 from helpers.methods import method_info
 from helpers.plots import extension as P
+from helpers.plots._style import log_limits, plain_number
 from helpers.widgets._common import STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
 
 SINGLE_LAYOUT = Layout((6.0, 3.2), left=0.145, bottom=0.15, right=0.97, top=0.9)
@@ -27,6 +31,40 @@ def _title(ax, text: str) -> None:
     ax.set_title(text, fontsize=9, y=1.0, pad=4)
 
 
+# Fixed axes: each panel's limits cover its sliders' whole range, so the axes stay put while a slider moves (and a
+# move redraws only the curves and texts, see helpers.widgets._common). The sliders below use these ranges.
+DIM_MAX = 256  # head dimension D: every panel's slider ends there
+BASE_EXP = (2, 7)  # base b from 10^2 to 10^7
+TRAIN_LEN = (128, 8192)  # section 1's L (tokens)
+TARGET_LEN = (256, 65536)  # section 1's L′ (tokens)
+NTK_FACTOR_MAX = 32.0
+YARN_FACTOR_MAX = 64.0
+METHODS_FACTOR_MAX = 32.0
+
+
+def _pair_xlim(dim_max: int = DIM_MAX) -> tuple[float, float]:
+    """Pair-index limits for every D up to ``dim_max`` (autoscaling's 5 % margins at D = ``dim_max``)."""
+    top = dim_max // 2 - 1
+    return -0.05 * top, 1.05 * top
+
+
+def _angle_ylim() -> tuple[float, float]:
+    """Section 1's log limits: every L·θ_i and L′·θ_i over the sliders' ranges (θ_0 = 1; the slowest θ at D_max,
+    the largest base) and one turn, 2π."""
+    slowest = scaling.default_inv_freq(DIM_MAX, 10.0 ** BASE_EXP[1])[0][-1]
+    return log_limits([TRAIN_LEN[0] * slowest, TARGET_LEN[1] * 1.0, 2 * math.pi])
+
+
+def _slowdown_axis(ax, factor_max: float) -> None:
+    """Slowdown 1 … s_max on a log axis with ticks 1, 2, 4, …: every s fits and the axis stays put."""
+    ax.set_yscale("log")
+    ticks = [2.0**k for k in range(math.ceil(math.log2(factor_max)) + 1)]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(plain_number))
+    ax.set_ylim(1 / 1.15, factor_max * 1.15)
+
+
 # --------------------------------------------------------------------------- section 1
 class ProblemView(View):
     layout = SINGLE_LAYOUT
@@ -37,7 +75,13 @@ class ProblemView(View):
     def update(self, train_len, target_len, base, dim):
         ax = self.drawing.update(dim, base, train_len, target_len)
         _title(ax, ax.get_title())
+        ax.set_xlim(*_pair_xlim())
+        ax.set_ylim(*_angle_ylim())
         return self.fig
+
+    def moving_artists(self):
+        d = self.drawing
+        return [d.trained, d.needed, d.span, self.axes.title]
 
 
 def draw_problem(train_len: int = 2048, target_len: int = 8192, base: float = 10000.0, dim: int = 128, *, fig=None):
@@ -48,10 +92,10 @@ def draw_problem(train_len: int = 2048, target_len: int = 8192, base: float = 10
 def problem_panel() -> W.VBox:
     """Sliders: training length L, target length L′, base b, head dimension D."""
     controls = {
-        "train_len": int_slider("training length L (tokens)", 2048, 128, 8192, 128),
-        "target_len": int_slider("target length L′ (tokens)", 8192, 256, 65536, 256),
-        "base": log_slider("base b", 10000.0, 2, 7, 0.1),
-        "dim": int_slider("head dimension D", 128, 8, 256, 8),
+        "train_len": int_slider("training length L (tokens)", 2048, *TRAIN_LEN, 128),
+        "target_len": int_slider("target length L′ (tokens)", 8192, *TARGET_LEN, 256),
+        "base": log_slider("base b", 10000.0, *BASE_EXP, 0.1),
+        "dim": int_slider("head dimension D", 128, 8, DIM_MAX, 8),
     }
     return panel(draw_problem, controls, layout=SINGLE_LAYOUT, columns=2)
 
@@ -62,11 +106,17 @@ class NtkView(View):
 
     def setup(self, ax):
         self.drawing = P.Slowdown(ax)
+        _slowdown_axis(ax, NTK_FACTOR_MAX)
 
     def update(self, factor, dim, base):
         ax = self.drawing.update(dim, base, factor)
         _title(ax, ax.get_title())
+        ax.set_xlim(*_pair_xlim())
+        ax.set_ylim(1 / 1.15, NTK_FACTOR_MAX * 1.15)
         return self.fig
+
+    def moving_artists(self):
+        return [*self.drawing.lines.values(), self.drawing.factor_line, self.axes.title]
 
 
 def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0, *, fig=None):
@@ -77,8 +127,8 @@ def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0, *, fig=
 def ntk_panel() -> W.VBox:
     """Sliders: scale factor s, head dimension D (from 4: NTK needs D ≥ 4)."""
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f"),
-        "dim": int_slider("head dimension D", 128, 4, 256, 2),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, NTK_FACTOR_MAX, 0.5, fmt=".1f"),
+        "dim": int_slider("head dimension D", 128, 4, DIM_MAX, 2),
     }
     return panel(draw_ntk, controls, layout=SINGLE_LAYOUT, columns=2)
 
@@ -111,8 +161,14 @@ class YarnView(View):
         )
         curves = {k: inv for k, (inv, _) in freqs.items()}  # {method key: (D/2,)}
         ax1 = self.ratios.update(curves, theta, factor=factor, highlight="yarn")
+        P.ratio_ticks(ax1, YARN_FACTOR_MAX)
         _title(ax1, f"θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}")
         return self.fig
+
+    def moving_artists(self):
+        ramp, ratios = self.ramp, self.ratios
+        texts = [*ramp.texts, *ramp.marks, self.axes[1].title]
+        return [ramp.code, ramp.paper, *texts, *ratios.lines.values(), ratios.factor_line]
 
 
 def draw_yarn(
@@ -135,7 +191,7 @@ def yarn_panel() -> W.VBox:
     Two panels per redraw, so the sliders redraw on release (``heavy``) rather than on every step of a drag.
     """
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 64.0, 1.0, fmt=".0f", heavy=True),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, YARN_FACTOR_MAX, 1.0, fmt=".0f", heavy=True),
         "train_len": int_slider("original context L (tokens)", 2048, 512, 32768, 512, heavy=True),
         "beta_fast": float_slider("β_fast (turns)", 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
     }
@@ -143,6 +199,10 @@ def yarn_panel() -> W.VBox:
 
 
 # --------------------------------------------------------------------------- section 7
+#: The right panel's score axis: every method's score at every s up to the slider's end (measured range -0.34 … 1.76 at
+#: D = 128, b = 10⁴, L = 2048, with autoscaling's 5 % margins); tests/test_panels.py checks that the curves fit.
+SCORE_YLIM = (-0.45, 1.87)
+
 #: The methods of section 7: the registry's methods shown in panel ``"compare"`` (labels and colours from
 #: :data:`helpers.methods.SCALING_METHODS`).
 METHODS_SHOWN = scaling.methods_in("compare")
@@ -168,11 +228,21 @@ class MethodsView(View):
         theta = methods["default"][0]  # (D/2,)
         curves = {k: v[0] for k, v in methods.items() if k != "default"}
         ax0 = self.ratios.update(curves, theta, factor=factor, highlight=highlight)
+        P.ratio_ticks(ax0, METHODS_FACTOR_MAX)
         _title(ax0, f"θ′/θ per pair, s = {factor:g}")
         shown = {"default": methods["default"], highlight: methods[highlight]}  # plain RoPE and the selected method
         ax1 = self.scores.update(shown, train_len, max(int(factor * train_len), 2), highlight=highlight)
+        farthest = int(METHODS_FACTOR_MAX * train_len)
+        ax1.set_xlim(*log_limits([1, farthest, train_len]))
+        ax1.set_xticks([10.0**k for k in range(int(math.log10(farthest)) + 1)])
+        ax1.set_ylim(*SCORE_YLIM)
         _title(ax1, f"{method_info(highlight).label} vs plain RoPE (black), L = {train_len}")
         return self.fig
+
+    def moving_artists(self):
+        lines = [line for lines in self.scores.lines.values() for line in lines]
+        axes = self.axes
+        return [*self.ratios.lines.values(), self.ratios.factor_line, *lines, axes[0].title, axes[1].title]
 
 
 def draw_methods(
@@ -193,7 +263,7 @@ def methods_panel() -> W.VBox:
     """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick on the left and
     alone against plain RoPE on the right."""
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, 32.0, 0.5, fmt=".1f", heavy=True),
+        "factor": float_slider("scale factor s (×)", 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f", heavy=True),
         "highlight": W.Dropdown(
             options=[(method_info(m).label, m) for m in METHODS_SHOWN if m != "default"],
             value="yarn",

@@ -15,11 +15,23 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.plots import rope as rope_plots
+from helpers.plots._style import log_limits
+from helpers.rope import rope_inv_freq, rope_wavelengths
 from helpers.widgets._common import Layout, View, float_slider, int_slider, log_slider, panel, view_on
 
 ROTATION_LAYOUT = Layout((4.6, 4.0), left=0.15, bottom=0.12, right=0.97, top=0.92)
 WAVELENGTH_LAYOUT = Layout((6.0, 3.2), left=0.17, bottom=0.14, right=0.97, top=0.9)
 DECAY_LAYOUT = Layout((6.0, 4.6), left=0.13, bottom=0.1, right=0.96, top=0.93, nrows=2, hspace=0.12, sharex=True)
+
+#: The wavelength panel's sliders (head dimension D, base b = 10^exponent) and its fixed axes, which cover every
+#: setting (pair index up to D_max/2 − 1; wavelengths from 2π up to the slowest pair's at D_max and the largest base),
+#: so the axes stay put while a slider moves.
+WAVELENGTH_DIM = (8, 256)
+WAVELENGTH_BASE_EXP = (2, 7)
+WAVELENGTH_XLIM = (-0.05 * (WAVELENGTH_DIM[1] // 2 - 1), 1.05 * (WAVELENGTH_DIM[1] // 2 - 1))
+WAVELENGTH_YLIM = log_limits(
+    [2 * np.pi, rope_wavelengths(rope_inv_freq(WAVELENGTH_DIM[1], 10.0 ** WAVELENGTH_BASE_EXP[1]))[-1]]
+)
 
 #: The pair used by the 2-D rotation panel (any two vectors work; these are easy to see).
 Q_PAIR = np.array([1.0, 0.3])
@@ -35,6 +47,9 @@ class RotationView(View):
     def update(self, m, n, theta):
         return self.drawing.update(Q_PAIR, K_PAIR, m, n, theta)
 
+    def moving_artists(self):
+        return [self.drawing.quiver, self.drawing.legend, self.axes.title]
+
 
 class WavelengthView(View):
     layout = WAVELENGTH_LAYOUT
@@ -43,7 +58,14 @@ class WavelengthView(View):
         self.drawing = rope_plots.Wavelengths(ax)
 
     def update(self, dim, base):
-        return self.drawing.update(dim, base, reference_base=10000.0)
+        ax = self.drawing.update(dim, base, reference_base=10000.0)
+        ax.set_xlim(*WAVELENGTH_XLIM)
+        ax.set_ylim(*WAVELENGTH_YLIM)
+        return ax
+
+    def moving_artists(self):
+        d = self.drawing
+        return [d.line, d.reference, self.axes.title, d.legend.legend]
 
 
 class DecayView(View):
@@ -79,8 +101,8 @@ def draw_wavelengths(dim: int = 128, base: float = 10000.0, *, fig=None):
 def wavelength_panel():
     """Sliders: head dimension D (even, 8 … 256) and base (10² … 10⁷, log scale)."""
     controls = {
-        "dim": int_slider("head dim D (dimensions)", 128, 8, 256, 8),
-        "base": log_slider("base (log scale)", 500000.0, 2, 7, 0.1),
+        "dim": int_slider("head dim D (dimensions)", 128, *WAVELENGTH_DIM, 8),
+        "base": log_slider("base (log scale)", 500000.0, *WAVELENGTH_BASE_EXP, 0.1),
     }
     return panel(draw_wavelengths, controls, layout=WAVELENGTH_LAYOUT)
 
