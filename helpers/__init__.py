@@ -11,6 +11,10 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.layer_schedules` 2025–26 per-layer designs: proportional vs partial RoPE, NoPE layers, Llama 4's
   query temperature, sliding/full layer types
 * :mod:`helpers.mrope`        M-RoPE position ids and cos/sin (Qwen2-VL sectioned, Qwen3-VL interleaved)
+* :mod:`helpers.axial_rope`   2-D axial RoPE for image patches (HF ``axial``: Qwen3.5's vision tower) (09)
+* :mod:`helpers.rope_values`  RoPE on the values, undone at the query (DeepSeek-V4, RoPER) (09)
+* :mod:`helpers.temperature`  query temperatures by position: Llama 4, Ministral 3, Mistral Large 4, SSMax, YaRN (08, 09)
+* :mod:`helpers.attention_entropy` entropy of a lab model's attention by context length, with a temperature (09)
 * :mod:`helpers.mla`          decoupled RoPE scores and softmax scale of multi-head latent attention (DeepSeek-V3)
 * :mod:`helpers.sinks`        attention with learned sinks (gpt-oss)
 * :mod:`helpers.model_configs` per-layer-type RoPE reader and per-layer table of a model config

@@ -1,7 +1,7 @@
 """Query temperatures as functions of position: the factor τ(p) a model multiplies the query at position p by.
 
 Multiplying the query by τ multiplies every attention logit of that query by τ, so τ > 1 sharpens the softmax.
-Three laws that released models use, each a plain NumPy function of the positions (``positions``: an int T, meaning
+Laws that released models use (and one paper's), each a plain NumPy function of the positions (``positions``: an int T, meaning
 0 .. T−1, or an array (T,) of positions >= 0; each returns float64 (T,)):
 
 * :func:`llama4_attn_temperature`: Llama 4, on its NoPE layers only (``attn_temperature_tuning``):
@@ -11,8 +11,15 @@ Three laws that released models use, each a plain NumPy function of the position
 * :func:`yarn_logit_factor`: YaRN's constant factor, the same at every position: the attention factor a multiplies
   cos and sin (q and k), so the logits are multiplied by a² (the paper's 1/t); 1 when ``mscale == mscale_all_dim``.
 
-All three step or stay flat; the course's plots put them side by side (notebook 08). Source of every law: HF
-``transformers==5.24.0`` (file and line in each docstring), checked in ``tests/test_temperature.py``.
+Two more grow smoothly with ln(p + 1) (notebook 09 plots all five side by side):
+
+* :func:`ssmax_temperature`: Scalable-Softmax (SSMax; Nakanishi 2025, arXiv 2501.19399): the logits of a query
+  that sees n keys are multiplied by s·ln n; causal, n = p + 1: τ(p) = s·ln(p + 1).
+* :func:`learned_log_temperature`: Mistral Large 4, learned per head h: τ_h(p) = a_h·ln(p + 1) + b_h.
+
+The first three step or stay flat; notebook 08 plots them side by side. Source of every law: HF
+``transformers==5.24.0`` (file and line in each docstring), checked in ``tests/test_temperature.py``; SSMax from the
+paper (HF has no SSMax of its own; Llama 4's code cites the same paper).
 """
 
 from __future__ import annotations
@@ -21,7 +28,13 @@ import numpy as np
 
 from helpers._checks import check_int, check_positions, check_positive
 
-__all__ = ["llama4_attn_temperature", "llama_4_scaling_temperature", "yarn_logit_factor"]
+__all__ = [
+    "learned_log_temperature",
+    "llama4_attn_temperature",
+    "llama_4_scaling_temperature",
+    "ssmax_temperature",
+    "yarn_logit_factor",
+]
 
 
 def llama4_attn_temperature(positions, *, attn_scale: float = 0.1, floor_scale: int = 8192) -> np.ndarray:
@@ -91,3 +104,36 @@ def yarn_logit_factor(
     else:
         a = g(1.0)
     return np.full(pos.shape, a * a)  # (T,)
+
+
+def ssmax_temperature(positions, *, s: float) -> np.ndarray:
+    """Scalable-Softmax's factor for a causal query at position p: τ(p) = s·ln n with n = p + 1 keys seen.
+
+    SSMax replaces softmax(z) over n entries by softmax(s·ln(n)·z), with s a learned scalar (per layer or head) so
+    that the top entry's weight does not fade as n grows: e^{s·ln(n)·z_max} = n^{s·z_max} keeps pace with the n
+    terms of the denominator when s·(z_max − z_other) >= 1. τ(0) = 0 (a query seeing one key has weight 1 anyway).
+    ``s`` > 0. Shapes: positions (T,) -> float64 (T,).
+    Source: Nakanishi, "Scalable-Softmax Is Superior for Attention", arXiv 2501.19399 (§3, the definition of SSMax).
+    """
+    pos = check_positions("positions", positions)  # (T,)
+    scale = check_positive("s", s)
+    # τ(p) = s · ln(p + 1)
+    return scale * np.log1p(pos)  # (T,)
+
+
+def learned_log_temperature(positions, *, scale: float, bias: float) -> np.ndarray:
+    """Mistral Large 4's learned query factor of one head: τ(p) = a·ln(p + 1) + b, a = ``scale``, b = ``bias``.
+
+    Every layer multiplies each head's whole query (rotated and unrotated parts) by τ_h(p), with a_h and b_h learned
+    per head; HF initialises a = 0 and b = 1 (τ = 1 until the released values are loaded). ``scale`` >= 0 and
+    ``bias`` > 0 here (a factor that can turn negative would flip the softmax's preferences).
+    Shapes: positions (T,) -> float64 (T,).
+    Source: HF 5.24 ``models/mistral_large4/modeling_mistral_large4.py`` l.133–146
+    (``MistralLarge4TextSoftmaxScaling.forward``: ``scale * log(position_ids + 1) + bias``, times the query), applied
+    l.447–449; initial values l.704–707.
+    """
+    pos = check_positions("positions", positions)  # (T,)
+    a = check_positive("scale", scale, inclusive=True)
+    b = check_positive("bias", bias)
+    # τ(p) = a · ln(p + 1) + b
+    return a * np.log1p(pos) + b  # (T,)

@@ -34,12 +34,15 @@ LAYERS: dict[str, int] = {
     "helpers.model_gallery": 0,  # real models' position fields: plain data
     "helpers.layer_schedules": 2,  # proportional/partial RoPE, NoPE layers, Llama 4 temperature (rope only)
     "helpers.mrope": 2,
+    "helpers.axial_rope": 2,  # 2-D axial RoPE for image patches (rope only)
+    "helpers.rope_values": 2,  # RoPE on the values, undone at the query (rope only)
     "helpers.dca": 2,  # Dual Chunk Attention: remapped positions (numpy) and its attention (torch, helpers.rope)
     "helpers.sinks": 2,
     "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
     "helpers.lab": 3,  # the tiny-model lab (03, 05, 06): may import any maths module
     "helpers.real": 3,  # notebook 07's real model: loading, forward pass, evaluation (maths modules below it)
+    "helpers.attention_entropy": 3.5,  # entropy of a lab model's attention by length (reads helpers.lab)
     "helpers.real.gemma3": 3.5,  # Gemma 3's forward pass reads its per-layer-type RoPE with helpers.model_configs
     "helpers.real.__main__": 6,
     "helpers.real.report": 6,  # writes docs/real-model.md's text for the command line, with the figures' labels  # command-line entry points may use the figures too
