@@ -85,6 +85,13 @@ POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
         "a learned per-head bias over log-spaced distance buckets added to the scores",
         "Raffel et al. 2020, arXiv 1910.10683",
     ),
+    "conv_nope": MethodInfo(
+        "short conv + NoPE attention",
+        "darkgreen",
+        "--",
+        "NoPE attention whose queries and keys first pass a causal depthwise convolution of kernel 4",
+        "the short convolution of Kimi Linear (arXiv 2510.26692), Jamba, Nemotron-H, Granite 4.0-H",
+    ),
     "irope": MethodInfo(
         "iRoPE (RoPE / NoPE layers)",
         "deepskyblue",
@@ -105,13 +112,6 @@ POSITIONAL_FAMILIES: dict[str, MethodInfo] = {
         "--",
         "sliding-window layers with a small RoPE base beside full-attention layers with a large one",
         "Gemma Team 2025, arXiv 2503.19786",
-    ),
-    "conv_nope": MethodInfo(
-        "short conv + NoPE attention",
-        "darkgreen",
-        "--",
-        "NoPE attention whose queries and keys first pass a causal depthwise convolution of kernel 4",
-        "the short convolution of Kimi Linear (arXiv 2510.26692), Jamba, Nemotron-H, Granite 4.0-H",
     ),
 }
 

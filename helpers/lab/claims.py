@@ -418,3 +418,86 @@ DIFFS: dict[str, tuple[Diff, ...]] = {
     "llama3_vs_yarn": (Diff("l3", "ly"),),
 }
 FINDINGS: tuple[Finding, ...] = tuple(dataclasses.replace(f, diffs=DIFFS.get(f.key, ())) for f in _DECLARED)
+
+
+# --------------------------------------------------------------------------- issue 34: order without rotation, remapping
+#: Where order comes from when no attention layer rotates (``conv_nope``: NoPE attention, q and k through a causal
+#: depthwise convolution of kernel 4, :mod:`helpers.lab.order_carriers`), and Dual Chunk Attention zero-shot on the
+#: RoPE checkpoints (``rope+default_dca``, :mod:`helpers.lab.dual_chunk`) beside YaRN. Judged where their records are
+#: (conv_nope: trained on request; DCA: on the shipped RoPE checkpoints' seeds).
+_ISSUE34: tuple[Finding, ...] = (
+    Finding(
+        "conv_nope_vs_nope",
+        ("conv_nope", "nope"),
+        {
+            "c1": (LOSS, "conv_nope", 1),
+            "n1": (LOSS, "nope", 1),
+            "c8": (LOSS, "conv_nope", 8),
+            "n8": (LOSS, "nope", 8),
+            "ca8": (ACC, "conv_nope", 8),
+            "na8": (ACC, "nope", 8),
+        },
+        lambda v: v["c8"] < v["n8"],
+        "A causal short convolution (kernel 4) on q and k before NoPE attention lowers NoPE's loss at 8L {seeds}: "
+        "{c8} against {n8} nats (at L: {c1} against {n1}); passkey at 8L {ca8} against {na8}.",
+    ),
+    Finding(
+        "conv_nope_passkey_vs_nope",
+        ("conv_nope", "nope"),
+        {f"c{k}": (ACC, "conv_nope", k) for k in (1, 2, 4, 8)} | {f"n{k}": (ACC, "nope", k) for k in (1, 2, 4, 8)},
+        lambda v: (v["c2"] > v["n2"]) & (v["c4"] > v["n4"]) & (v["c8"] > v["n8"]),
+        "With the short convolution, NoPE attention retrieves more passkeys than plain NoPE at 2L, 4L and 8L {seeds}: "
+        "{c1} / {c2} / {c4} / {c8} at L / 2L / 4L / 8L against NoPE's {n1} / {n2} / {n4} / {n8}.",
+    ),
+    Finding(
+        "conv_nope_at_L",
+        ("conv_nope", "rope+default"),
+        {"c1": (LOSS, "conv_nope", 1), "r1": (LOSS, "rope+default", 1)},
+        lambda v: v["c1"] < v["r1"],
+        "Inside the training length the short convolution with NoPE attention has a lower loss than RoPE {seeds}: "
+        "{c1} against {r1} nats at L.",
+    ),
+    Finding(
+        "dca_loss_past_L",
+        ("rope+default_dca", "rope+yarn"),
+        {f"d{k}": (LOSS, "rope+default_dca", k) for k in (2, 4, 8)}
+        | {f"y{k}": (LOSS, "rope+yarn", k) for k in (2, 4, 8)},
+        lambda v: (v["d2"] < v["y2"]) & (v["d4"] < v["y4"]) & (v["d8"] < v["y8"]),
+        "Zero-shot, remapping positions (Dual Chunk Attention: chunk L, local window L/32) gives a lower loss than "
+        "zero-shot YaRN at 2L, 4L and 8L {seeds}: {d2} / {d4} / {d8} against {y2} / {y4} / {y8} nats.",
+    ),
+    Finding(
+        "dca_passkey_vs_yarn",
+        ("rope+default_dca", "rope+yarn"),
+        {f"d{k}": (ACC, "rope+default_dca", k) for k in (2, 4, 8)}
+        | {f"y{k}": (ACC, "rope+yarn", k) for k in (2, 4, 8)},
+        lambda v: (v["d2"] >= v["y2"]) & (v["d4"] >= v["y4"]) & (v["d8"] >= v["y8"]),
+        "Zero-shot Dual Chunk Attention retrieves at least as many passkeys as zero-shot YaRN at 2L, 4L and 8L "
+        "{seeds}: {d2} / {d4} / {d8} against {y2} / {y4} / {y8}.",
+    ),
+    Finding(
+        "dca_vs_rope",
+        ("rope+default_dca", "rope+default", "rope+ntk"),
+        {
+            "d8": (LOSS, "rope+default_dca", 8),
+            "r8": (LOSS, "rope+default", 8),
+            "n8": (LOSS, "rope+ntk", 8),
+            "da8": (ACC, "rope+default_dca", 8),
+            "ra8": (ACC, "rope+default", 8),
+            "na8": (ACC, "rope+ntk", 8),
+        },
+        lambda v: (v["d8"] < v["r8"]) & (v["da8"] > v["ra8"]) & (v["d8"] < v["n8"]) & (v["da8"] > v["na8"]),
+        "At 8L Dual Chunk Attention beats plain RoPE and zero-shot NTK-aware scaling on both loss and passkeys "
+        "{seeds}: loss {d8} against {r8} (plain) and {n8} (NTK) nats, passkey {da8} against {ra8} and {na8}.",
+    ),
+)
+DIFFS.update(
+    {
+        "conv_nope_vs_nope": (Diff("n8", "c8"),),
+        "conv_nope_passkey_vs_nope": (Diff("c2", "n2"), Diff("c4", "n4"), Diff("c8", "n8")),
+        "conv_nope_at_L": (Diff("r1", "c1"),),
+        "dca_loss_past_L": (Diff("y2", "d2"), Diff("y4", "d4"), Diff("y8", "d8")),
+        "dca_vs_rope": (Diff("r8", "d8"), Diff("da8", "ra8"), Diff("n8", "d8"), Diff("da8", "na8")),
+    }
+)
+FINDINGS += tuple(dataclasses.replace(f, diffs=DIFFS.get(f.key, ())) for f in _ISSUE34)
