@@ -656,16 +656,19 @@ def test_stored_records_reproduce(scale, method, seed):
 def test_results_hold_one_record_per_method_seed_task_length():
     results = load_results()
     meta = results["meta"]
-    from helpers.lab.methods import HYBRIDS
+    from helpers.lab.methods import HYBRIDS, REMAPS
 
-    # the shipped grid's methods, and the hybrid families (notebook 08), each on all ten seeds
-    assert meta["seeds"] == list(SEEDS) and len(SEEDS) >= 3 and set(results["methods"]) == {*METHODS, *HYBRIDS}
+    # the shipped grid's methods, and the hybrid families (notebook 08), each on all ten seeds; the remappings (DCA)
+    # on the shipped RoPE checkpoints' seeds
+    assert meta["seeds"] == list(SEEDS) and len(SEEDS) >= 3
+    assert set(results["methods"]) == {*METHODS, *HYBRIDS, *REMAPS}
+    assert all(seeds_of(results, m) == list(SHIPPED_SEEDS) for m in REMAPS)
     for m in ("rope+default", "rope+yarn", "rope+linear_ft", "rope+yarn_ft", *HYBRIDS):
         assert seeds_of(results, m) == list(SEEDS), m
     keys = [(r["scale"], r["method"], r["seed"], r["task"], r["length"]) for r in results["records"]]
     small = at_scale(results, "small")
     assert not set(HYBRIDS) & set(small["methods"])  # the hybrids have recipes at tiny only
-    n_runs = sum(len(seeds_of(results, m)) for m in (*METHODS, *HYBRIDS))
+    n_runs = sum(len(seeds_of(results, m)) for m in (*METHODS, *HYBRIDS, *REMAPS))
     n_small = sum(len(seeds_of(small, m)) for m in small["methods"])
     assert len(keys) == len(set(keys)) == (n_runs + n_small) * 2 * len(meta["lengths"])
     assert small["meta"]["lengths"] == [256, 512, 1024, 2048] and small["meta"]["train_len"] == 256
@@ -720,8 +723,8 @@ def test_cli_help_and_bad_arguments_exit_nonzero():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["evaluate", "--lengths", "8"], "must be an integer >= 16 (tokens), got 8"),
-        (["evaluate", "--lengths", "ten"], "must be an integer >= 16 (tokens), got 'ten'"),
+        (["evaluate", "--lengths", "8"], "must be an integer from 16 to 4096 tokens"),
+        (["evaluate", "--lengths", "ten"], "must be an integer from 16 to 4096 tokens"),
         (["evaluate", "--methods", "pi"], "invalid choice: 'pi'"),
         (["train", "none"], "invalid choice: 'none'"),
         (["train", "small/irope"], "invalid choice: 'small/irope'"),
@@ -802,7 +805,7 @@ def test_cli_evaluate_of_some_seeds_merges_and_refuses_another_sample(tmp_path, 
     assert merged["meta"]["eval_seconds"] >= first["meta"]["eval_seconds"]
     assert cli.main(_evaluate_argv(out, "--seeds", "1", "--eval-protocol", "keys60-20")) == 1
     err = capsys.readouterr().err
-    assert "passkey_keys_per_depth = 20" in err and "--out DIR" in err and "Traceback" not in err
+    assert "--eval-protocol" in err and "keys60-20" in err and "--out DIR" in err and "Traceback" not in err
     assert json.loads((out / "results.json").read_text()) == merged  # refused: the file is untouched
     with pytest.raises(ValueError, match="lengths"):
         lab.records.merge_results(merged, merged | {"meta": merged["meta"] | {"lengths": [96]}})

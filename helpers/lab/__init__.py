@@ -17,7 +17,7 @@ namespace). Figures: :mod:`helpers.plots.lab`; documents written by ``scripts/up
 API for notebooks (everything below is importable from ``helpers.lab``)
 -----------------------------------------------------------------------
 Checkpoints (``MODELS`` = nope, sinusoidal, learned, rope, alibi, t5_bias, rope+linear_ft, rope+yarn_ft, the sweep's
-``rope+*_ft_lr*``, and ``small/...``; ``SEEDS``; the hybrid families irope, irope_temp, local_global have recipes too,
+``rope+*_ft_lr*``, and ``small/...``; ``SEEDS``; the hybrid families conv_nope (:mod:`~helpers.lab.order_carriers`), irope, irope_temp, local_global have recipes too,
 ``checkpoints.HYBRID_MODELS`` and ``methods.HYBRID_METHODS``, trained and evaluated only on request, not shipped)::
 
     list_checkpoints() -> list[dict]            # name, seed, family, train_len, steps, seconds, size_bytes, command
@@ -35,6 +35,8 @@ Evaluation and results (notebook 05b)::
 
     METHODS                                     # name -> LabMethod(family, scaling, finetune, window): label, colour
     evaluate_lm(method, T, seed=0) / evaluate_passkey(method, T, seed=0)   # one cell, recomputed live
+    methods.REMAP_METHODS                       # rope+default_dca: Dual Chunk Attention zero-shot (helpers.lab.dual_chunk)
+    model(tokens, dual_chunk_attention_config=dual_chunk.lab_dual_chunk_config(L))   # a RoPE model attending by DCA
     attention_weights(method, T, seed=0, layer=0) -> (B, H, T, T);  previous_token_attention(method, T, seed=0)
     live_run(method, T, seed=0, scale="tiny") -> loss by position and layer-0 attention of one forward pass
     (every function above takes scale="tiny" or "small"; SCALES holds each scale's L, model and settings)
@@ -56,8 +58,10 @@ Training (command line: ``python -m helpers.lab --help``)::
 
 from __future__ import annotations
 
-from helpers.lab import order_carriers  # noqa: F401  (registers conv_nope before any registry is read)
-from helpers.lab import report  # noqa: F401  (lab.report: the results' text, as the notebooks read it)
+from helpers.lab import (
+    order_carriers,  # noqa: F401  (registers conv_nope before any registry is read)
+    report,  # noqa: F401  (lab.report: the results' text, as the notebooks read it)
+)
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,
     MODELS,
