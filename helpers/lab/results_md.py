@@ -6,11 +6,20 @@ them is written by hand. :func:`results_md` returns the whole document with ever
 
 from __future__ import annotations
 
-from helpers.lab.findings import findings, findings_markdown, weakest
+from helpers.lab.findings import findings, findings_markdown, verdict_words, weakest
 from helpers.lab.records import at_scale, scales_of
 from helpers.lab.tables import results_tables
 
-__all__ = ["BLOCKS", "EARLIER_CLAIMS", "PAPER_CLAIMS", "earlier_claims_markdown", "papers_markdown", "results_md"]
+__all__ = [
+    "BLOCKS",
+    "EARLIER_CLAIMS",
+    "PAPER_CLAIMS",
+    "SUMMARY_ROWS",
+    "earlier_claims_markdown",
+    "papers_markdown",
+    "results_md",
+    "summary_markdown",
+]
 
 TABLE_BEGIN, TABLE_END = "<!-- BEGIN GENERATED TABLE -->", "<!-- END GENERATED TABLE -->"
 FINDINGS_BEGIN, FINDINGS_END = "<!-- BEGIN GENERATED FINDINGS -->", "<!-- END GENERATED FINDINGS -->"
@@ -202,4 +211,39 @@ def earlier_claims_markdown(results: dict) -> str:
         else:
             status = f"**changed**: holds on {f['holds']} of {f['n']} seeds only"
         lines.append(f"| {claim} | {f['text'].replace('|', '/')} | {status} |")
+    return "\n".join(lines) + "\n"
+
+
+#: The short table of notebook 05b: (claim in a few words, finding keys, beside the papers). A row made of several
+#: findings gets its weakest part's verdict; the full list of findings is in docs/lab-results.md.
+SUMMARY_ROWS = (
+    ("Plain RoPE fails past L", ("rope_fails_past_L",), "PI, YaRN: agrees"),
+    ("Zero-shot PI is worse than doing nothing at 2L", ("pi_zero_shot",), "PI: not reproduced"),
+    ("PI with the fast pair(s) kept beats PI at 2L", ("pi_keep_fast",), "YaRN §3.2: agrees"),
+    ("Zero-shot loss at 8L: YaRN < NTK-aware < plain RoPE", ("loss_ranking",), "YaRN: agrees"),
+    ("Zero-shot YaRN retrieves the most passkeys past L", ("yarn_passkey",), "YaRN: agrees"),
+    ("Zero-shot YaRN keeps ≥ 40 % of the passkeys at 8L", ("yarn_passkey_8L",), ""),
+    ("NTK-aware: α = 2s beats α = s at 8L", ("ntk_alpha2s",), "YaRN §3.1: agrees"),
+    ("YaRN's temperature lowers the loss at 8L", ("yarn_temperature",), "YaRN §3.4: agrees"),
+    ("YaRN with the paper's ramp is > 0.5 nats worse at 8L", ("yarn_paper_ramp",), ""),
+    ("Dynamic NTK: a KV cache retrieves no more passkeys at 8L", ("dynamic_kv_cache",), ""),
+    ("Same fine-tune: YaRN beats PI at 4L", ("ft_yarn_beats_pi", "ft_yarn_passkey_4L"), "YaRN: agrees"),
+    ("PI's fine-tune lifts its 4L passkeys by > 0.5", ("ft_pi_fixes",), "PI: agrees"),
+    ("Both fine-tunes lose passkeys at T = L", ("ft_costs_short",), "PI: not reproduced"),
+    ("ALiBi: flat past L to 4L, local past 4L", ("alibi_flat", "alibi_local_past_4L"), "ALiBi: agrees"),
+)
+
+
+def summary_markdown(results: dict, rows=SUMMARY_ROWS) -> str:
+    """One short table: per row its claim, its verdict at each scale (the weakest part's, with the seed count;
+    "—" where it was not measured) and its place beside the papers."""
+    scales = scales_of(results)
+    by_scale = {s: {f["key"]: f for f in findings(at_scale(results, s))} for s in scales}
+    lines = ["| claim | " + " | ".join(f"`{s}`" for s in scales) + " | papers |", "|---" * (len(scales) + 2) + "|"]
+    for claim, keys, papers in rows:
+        cells = []
+        for s in scales:
+            parts = [by_scale[s][k] for k in keys if k in by_scale[s]]
+            cells.append(verdict_words(weakest(parts)) if len(parts) == len(keys) else "—")
+        lines.append(f"| {claim} | " + " | ".join(cells) + f" | {papers} |")
     return "\n".join(lines) + "\n"
