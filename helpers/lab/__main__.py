@@ -39,7 +39,7 @@ from pathlib import Path
 
 import torch
 
-from helpers._cli import int_at_least
+from helpers._cli import Parser, existing_dir, int_at_least, int_between, output_dir
 from helpers.lab.checkpoints import (
     CHECKPOINT_DIR,
     HYBRID_MODELS,
@@ -55,10 +55,14 @@ from helpers.lab.checkpoints import (
 from helpers.lab.evaluate import DEFAULT_PROTOCOL, EVAL_PROTOCOLS, EVAL_SEED
 from helpers.lab.train_grid import train_all
 
-#: argparse types of the flags: an integer >= 1, a seed (>= 0), an evaluation length in tokens (>= 16).
+#: The longest evaluation length the command line accepts: 16 × the small scale's L = 256 (memory: every layer holds
+#: the (B, H, T, T) attention scores, which grow with T²).
+MAX_LENGTH = 4096
+
+#: argparse types of the flags: an integer >= 1, a seed (>= 0), an evaluation length in tokens (16..MAX_LENGTH).
 positive_int = int_at_least(1)
 seed_arg = int_at_least(0)
-length_arg = int_at_least(16, " (tokens)")
+length_arg = int_between(16, MAX_LENGTH, " tokens (16 × the small scale's L = 256: memory grows with T²)")
 
 
 #: Group names the commands accept besides model / method names: ``hybrid`` = every hybrid family.
@@ -68,7 +72,7 @@ HYBRID_GROUP = "hybrid"
 def build_parser() -> argparse.ArgumentParser:
     from helpers.lab.methods import ALL_METHODS, HYBRIDS
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m helpers.lab",
         description="Tiny-model lab: train small transformers with any positional encoding and measure extrapolation.",
     )
@@ -93,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=list(SHIPPED_SEEDS),
         help="seeds (default: the shipped ones, 0 1 2; the records cover 0-9: train the others with --out DIR)",
     )
-    train.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory (default: shipped)")
+    train.add_argument("--out", type=output_dir, default=CHECKPOINT_DIR, help="checkpoint directory (default: shipped)")
     train.add_argument(
         "--threads",
         type=positive_int,
@@ -125,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--scales", nargs="+", choices=list(SCALES), default=list(SCALES), help="scales (default: all, tiny first)"
     )
-    ev.add_argument("--checkpoints", type=Path, default=CHECKPOINT_DIR, help="checkpoint directory")
-    ev.add_argument("--out", type=Path, default=None, help="results directory (default: helpers/lab/results)")
+    ev.add_argument("--checkpoints", type=existing_dir, default=CHECKPOINT_DIR, help="checkpoint directory")
+    ev.add_argument("--out", type=output_dir, default=None, help="results directory (default: helpers/lab/results)")
     ev.add_argument("--no-write", action="store_true", help="print the table only; write nothing")
     ev.add_argument(
         "--reuse",
@@ -229,6 +233,25 @@ def _missing_message(missing: list[Path], directory: Path) -> str:
     )
 
 
+def merge_problem(stored: dict, args: argparse.Namespace, path: Path) -> str | None:
+    """Why the records ``args`` asks for could not be merged into ``stored`` (read from ``path``): another evaluation
+    protocol or seed, or lengths the stored scale does not have; None if they can. Checked before any work."""
+    from helpers.lab.records import at_scale, scales_of
+
+    for scale in dict.fromkeys(args.scales):
+        if scale not in scales_of(stored):
+            continue
+        meta = at_scale(stored, scale)["meta"]
+        where = f"to be merged into {path} (scale {scale!r}), got"
+        for flag, field in (("--eval-protocol", "eval_protocol"), ("--eval-seed", "eval_seed")):
+            asked = getattr(args, field)
+            if meta.get(field) != asked:
+                return f"argument {flag}: must be the stored results' {meta.get(field)!r} {where} {asked!r}"
+        if args.lengths is not None and not set(args.lengths) <= set(meta["lengths"]):
+            return f"argument --lengths: must be among the stored results' {meta['lengths']} {where} {args.lengths}"
+    return None
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     from helpers.lab.grid import evaluate_scales
     from helpers.lab.methods import HYBRIDS
@@ -239,7 +262,22 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.methods is not None:
         args.methods = expand_groups(args.methods, HYBRIDS)
     out = RESULTS_DIR if args.out is None else args.out
-    reuse = load_results(out / "results.json") if args.reuse else None
+    partial = any(x is not None for x in (args.seeds, args.methods, args.lengths)) or set(args.scales) != set(SCALES)
+    stored = None
+    if (args.reuse or (partial and not args.no_write)) and (out / "results.json").exists():
+        try:  # read and checked before any work: a file that cannot take these records is refused now
+            stored = load_results(out / "results.json")
+            problem = merge_problem(stored, args, out / "results.json")
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            return _fail(
+                f"argument --out: must be a directory without a results.json or with a lab one, got {str(out)!r}: "
+                f"its results.json is not ({type(err).__name__}: {err})"
+            )
+        if problem and not args.no_write:
+            return _fail(f"{problem} (or write these records elsewhere with --out DIR)")
+    if args.reuse and stored is None:
+        return _fail(f"argument --reuse: must have stored results to reuse, got none at {out / 'results.json'}")
+    reuse = stored if args.reuse else None
     plan = _plan(args)  # the scales with at least one of these checkpoints trained (the others are skipped)
     if args.seeds is not None:
         wanted = plan or {scale: args.methods for scale in dict.fromkeys(args.scales)}
@@ -270,10 +308,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         results["meta"]["wall_seconds"] = reuse["meta"]["wall_seconds"]
     else:
         results["meta"]["wall_seconds"] = {"all_scales": round(seconds, 1), "jobs": args.jobs}
-    partial = any(x is not None for x in (args.seeds, args.methods, args.lengths)) or set(args.scales) != set(SCALES)
-    if partial and not args.no_write and (out / "results.json").exists():
+    if partial and not args.no_write and stored is not None:
         try:
-            results = merge_results(load_results(out / "results.json"), results)
+            results = merge_results(stored, results)
         except ValueError as err:
             return _fail(
                 f"not merged into {out / 'results.json'}: {err}. Write these records elsewhere with --out DIR."

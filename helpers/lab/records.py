@@ -39,11 +39,17 @@ def load_results(path: Path = RESULTS_JSON) -> dict:
 
 
 def save_results(results: dict, directory: Path = RESULTS_DIR) -> Path:
-    """Write ``results.json`` into ``directory`` (created if missing); returns its path."""
+    """Write ``results.json`` into ``directory`` (created if missing), atomically: a temporary file beside it, then a
+    rename (nothing is left behind on a failure); returns its path."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / RESULTS_JSON.name
-    path.write_text(json.dumps(results, indent=1) + "\n")
+    tmp = directory / f".{path.name}.part"
+    try:
+        tmp.write_text(json.dumps(results, indent=1) + "\n")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 

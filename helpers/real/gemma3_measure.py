@@ -56,7 +56,7 @@ from helpers.real.evaluate import block_means
 from helpers.real.gemma3 import SCALED_LAYERS, RealGemma3, scaled_rope_parameters
 from helpers.real.gemma3_attention import attention_by_distance
 from helpers.real.passkey import DEPTHS, passkey_keys, passkey_trial
-from helpers.real.results import load_results, write_results
+from helpers.real.results import check_results_model, load_results, write_results
 from helpers.real.texts import TEXTS, text_tokens, tokens_sha256
 
 __all__ = [
@@ -397,7 +397,7 @@ def run_plan(
     log = sys.stderr if log is None else log
     path = Path(path)
     start = time.monotonic()
-    done = {r["id"] for r in load_results(path)["runs"] if _done(r)}
+    done = {r["id"] for r in check_results_model(path, "gemma3")["runs"] if _done(r)}  # another model's: refused
     todo = [s for s in plan if force or s["id"] not in done]
     say = lambda msg: print(time.strftime("%H:%M:%S ") + msg, file=log, flush=True)  # noqa: E731
     say(f"{len(plan)} runs in the plan, {len(plan) - len(todo)} already in {path}, {len(todo)} to do")
@@ -408,7 +408,7 @@ def run_plan(
         say(f"[{i}/{len(todo)}] start {spec['id']}")
         res = run_one(model, tokenizer, spec, text_ids=text_ids)
         with _writing(path):  # two processes may share one file (e.g. --parts loss in one, passkey in another)
-            results = load_results(path)  # re-read: another process may have written meanwhile
+            results = check_results_model(path, "gemma3")  # re-read: another process may have written meanwhile
             results["meta"] = meta(model.config)
             results["runs"] = [r for r in results["runs"] if r["id"] != spec["id"]] + [res]
             write_results(results, path)

@@ -44,7 +44,6 @@ import torch
 
 from helpers.real.fetch import (
     MODELS,
-    REPAIR,
     WHEELS,
     _say,
     cache_dir,
@@ -146,7 +145,8 @@ class Gemma3Config:
 GEMMA3_DEFAULTS = {"sliding_window_pattern": 6, "rope_local_base_freq": 10000.0}
 
 
-def _reader(path):
+def _reader(path, model: str = "smollm2"):
+    """A GGUF reader of ``path`` (``model``: whose file it should be, for the repair command in the error)."""
     import gguf  # a runtime dependency of chapter 07 only; imported on use
 
     try:
@@ -154,7 +154,7 @@ def _reader(path):
     except Exception as exc:  # a cut or altered file fails anywhere in numpy's parsing
         raise ValueError(
             f"{path} is not a readable GGUF file ({type(exc).__name__}: {exc}); if it is the course's cached copy, "
-            f"`{REPAIR}` extracts it again"
+            f"`{repair_command(model)}` extracts it again"
         ) from exc
 
 
@@ -337,7 +337,7 @@ def _gemma3_config(reader) -> Gemma3Config:
 
 def read_gemma3_config(path: str | os.PathLike | None = None) -> Gemma3Config:
     """The :class:`Gemma3Config` of a Gemma 3 GGUF file (default: the pinned Gemma 3 270M, fetched if needed)."""
-    return _gemma3_config(_reader(fetch_model_file("gemma3") if path is None else path))
+    return _gemma3_config(_reader(fetch_model_file("gemma3") if path is None else path, "gemma3"))
 
 
 #: Per model of :data:`helpers.real.fetch.MODELS`: (config class, reader of a GGUFReader, float32 cache file name).
@@ -381,7 +381,7 @@ def dequantised_weights(
     if model not in _MODEL_READERS:
         raise ValueError(f"model must be one of {sorted(_MODEL_READERS)}, got {model!r}")
     path = fetch_model_file(model) if path is None else path
-    r = _reader(path)
+    r = _reader(path, model)
     config = _MODEL_READERS[model][1](r)
     weights, kinds = {}, {}
     for t in r.tensors:

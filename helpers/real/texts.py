@@ -19,7 +19,7 @@ import numpy as np
 
 from helpers.real.fetch import read_member
 
-__all__ = ["TEXTS", "load_text", "text_tokens", "tokens_sha256"]
+__all__ = ["TEXTS", "TEXT_TOKENS", "load_text", "text_tokens", "tokens_sha256"]
 
 #: Text names and where they come from.
 TEXTS = {
@@ -33,6 +33,16 @@ TEXT_SHA256 = {
     "bible": "f16bae362cdb2f2e360317b55758b1a93f84526ff459074f1f6857eafbcf12b1",
     "shakespeare": "662f98ffb9fa50dea6174f29b5b4c47506dc42c81a920898f22cd1f778cca694",
 }
+
+
+#: Tokens of each whole text with each model's tokenizer (measured once; the pinned texts never change, so the
+#: command lines bound their lengths by these before any work). pydoc's text comes with Python: measured on 3.11.
+TEXT_TOKENS = {
+    "smollm2": {"bible": 975_266, "shakespeare": 61_105, "pydoc": 112_955},
+    "gemma3": {"bible": 963_924, "shakespeare": 57_179, "pydoc": 112_706},
+}
+#: The Python version pydoc's count was measured on (another version's text differs: then its count is measured).
+PYDOC_COUNTED_ON = (3, 11)
 
 
 def _bible(source: str) -> str:
