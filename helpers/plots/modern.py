@@ -183,7 +183,8 @@ class MropeGrid:
         self.image.set_extent((-0.5, grid - 0.5, grid - 0.5, -0.5))
         c = grid // 2
         kind = "interleaved" if interleaved else "sectioned"
-        self.strip_ax.set_title(f"{kind}, mrope_section {section}: the axis each slot reads", fontsize=9)
+        t_n, h_n, w_n = np.bincount(axes, minlength=3)  # slots each axis reads (interleaving caps H and W)
+        self.strip_ax.set_title(f"{kind}, mrope_section {section}: T/H/W read {t_n}/{h_n}/{w_n} slots", fontsize=9)
         self.grid_ax.set_title(
             f"one step down: 1 − s = {1 - score[c + 1, c]:.1e}\none step right: {1 - score[c, c + 1]:.1e}", fontsize=9
         )
