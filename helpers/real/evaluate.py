@@ -36,6 +36,7 @@ from helpers.real.results import (
     write_results,
 )
 from helpers.real.texts import TEXTS, text_tokens, tokens_sha256
+from helpers.scaling import ROPE_SCALING
 
 __all__ = [
     "BLOCK",
@@ -263,7 +264,8 @@ def try_it_table(
     for m in methods:
         for s in (1.0,) if m == "default" else factors:
             s = float(s)
-            same = m == "dynamic" and np.array_equal(model.rotary(m, s, seq_len=lengths[-1])[0], model.rotary()[0])
+            reads_length = ROPE_SCALING[m].reads_length  # e.g. dynamic NTK: plain RoPE's frequencies inside L
+            same = reads_length and np.array_equal(model.rotary(m, s, seq_len=lengths[-1])[0], model.rotary()[0])
             if same:  # dynamic NTK inside L: plain RoPE's frequencies, so plain RoPE's results
                 for n in lengths:
                     table[f"{m}/{s:g}/{n}"] = {**table[f"default/1/{n}"], "same_as": f"default/1/{n}"}
