@@ -326,10 +326,22 @@ def test_passkey_prompt_with_bos_keeps_its_length():
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["--lengths", "1"], "argument --lengths: must be an integer >= 2 (tokens), got 1"),
-        (["--lengths", "4k"], "argument --lengths: must be an integer >= 2 (tokens), got '4k'"),
-        (["--attention-tokens", "0"], "argument --attention-tokens: must be an integer >= 2 (tokens), got 0"),
-        (["--passkey-lengths", "64"], "argument --passkey-lengths: must be an integer >= 128 (tokens), got 64"),
+        (
+            ["--lengths", "1"],
+            "argument --lengths: must be an integer from 2 to 131072 tokens (4 × the trained context 32768: memory), got 1",
+        ),
+        (
+            ["--lengths", "4k"],
+            "argument --lengths: must be an integer from 2 to 131072 tokens (4 × the trained context 32768: memory), got '4k'",
+        ),
+        (
+            ["--attention-tokens", "0"],
+            "argument --attention-tokens: must be an integer from 2 to 131072 tokens (4 × the trained context 32768: memory), got 0",
+        ),
+        (
+            ["--passkey-lengths", "64"],
+            "argument --passkey-lengths: must be an integer from 128 to 131072 tokens (4 × the trained context 32768: memory), got 64",
+        ),
         (["--methods", "ntk"], "argument --methods: invalid choice: 'ntk' (choose from 'default', 'linear', 'yarn')"),
         (
             ["--scaled-layers", "local"],
