@@ -86,3 +86,93 @@ def test_png_bytes_is_a_png_of_the_figure_size_at_the_panels_dpi():
     assert (width, height) == (2 * C.DPI, 1 * C.DPI)
     data = C.png_bytes(Figure(figsize=(2, 1)), dpi=50)  # a bare Figure gets an Agg canvas
     assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (100, 50)
+
+
+# ----------------------------------------------------------------------------- redrawing only what moved (issue 36)
+class _Blitted(C.View):
+    """Two lines, two texts and a title; ``moving_artists`` declares one line and the title."""
+
+    layout = C.Layout((3.0, 2.0), left=0.2, bottom=0.2, right=0.9, top=0.8)
+
+    def setup(self, ax):
+        (self.moving,) = ax.plot([0, 1], [0, 0], lw=2)
+        (self.other,) = ax.plot([0, 1], [1, 1], color="tab:red", zorder=1)  # below the declared line
+        self.note = ax.text(0.1, 0.1, "", zorder=0.5)  # below both lines
+        self.above = ax.text(0.5, 0.5, "static text above the lines", zorder=5)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-1, 2)
+
+    def update(self, k, other=1.0, top=2.0, note=""):
+        self.moving.set_data([0, 1], [0, k])
+        self.other.set_data([0, 1], [other, other])
+        self.axes.set_ylim(-1, top)
+        self.axes.set_title(f"k = {k}")
+        if note != self.note.get_text():
+            self.note.set_text(note)
+        return self.fig
+
+    def moving_artists(self):
+        return [self.moving, self.axes.title]
+
+
+def _fresh_png(**values):
+    fig = Figure(figsize=_Blitted.layout.figsize, dpi=C.DPI)
+    C.view_on(_Blitted, fig).update(**values)
+    return C.png_bytes(fig)
+
+
+def test_frames_blit_moving_artists_and_redraw_everything_when_something_static_changes():
+    fig = Figure(figsize=_Blitted.layout.figsize, dpi=C.DPI)
+    view = C.view_on(_Blitted, fig)
+    frames = C.Frames(fig, view.moving_artists())
+    steps = [
+        ({"k": 0.5}, "full"),  # first frame: the background is drawn
+        ({"k": 0.9}, "full"),  # an undeclared artist was set (the red line): found, full redraw...
+        ({"k": 0.1, "other": 0.2}, "blit"),  # ... and blitted from then on, with the declared ones
+        ({"k": 0.1, "other": 0.2, "note": "new"}, "full"),  # another undeclared artist changed
+        ({"k": 0.3, "other": 0.2, "note": "newer"}, "blit"),
+        ({"k": 0.3, "other": 0.2, "note": "newer", "top": 3.0}, "full"),  # limits: the background is redrawn
+        ({"k": -0.5, "other": 0.7, "note": "newer", "top": 3.0}, "blit"),
+    ]
+    for values, kind in steps:
+        view.update(**values)
+        png = frames.frame()
+        assert frames.last == kind, values
+        assert png == _fresh_png(**values), f"frame after {values} differs from a fresh drawing"
+    assert view.above in frames.moving  # above a moving line: drawn again on top of it, as a full draw layers it
+    view.note.remove()  # an artist removed: the background must lose it
+    view.update(k=0.0, other=0.7, top=3.0)
+    frames.frame()
+    assert frames.last == "full"
+
+
+def test_panel_mode_refuses_an_unknown_value(monkeypatch):
+    monkeypatch.setenv("PE_PANEL_REDRAW", "fast")
+    with pytest.raises(ValueError, match=r"PE_PANEL_REDRAW='fast': allowed values are blit, full"):
+        C.panel_mode()
+
+
+@pytest.mark.parametrize(("redraw", "transport"), [("blit", "image"), ("full", "output"), ("blit", "output")])
+def test_every_code_path_shows_the_same_frames(monkeypatch, shown, redraw, transport):
+    """The benchmark's switches (PE_PANEL_REDRAW / PE_PANEL_TRANSPORT) change the speed, not the picture."""
+    monkeypatch.setenv("PE_PANEL_REDRAW", redraw)
+    monkeypatch.setenv("PE_PANEL_TRANSPORT", transport)
+    monkeypatch.setattr(C, "display", lambda image: None)  # no kernel here: the output area's display is a no-op
+
+    def draw(k, *, fig):
+        return C.view_on(_Blitted, fig).update(k)
+
+    targets, publish = [], C._publish
+    monkeypatch.setattr(C, "_publish", lambda target, png: (targets.append(target), publish(target, png)))
+    slider = C.float_slider("k", 0.5, -1.0, 1.0, 0.1)
+    box = C.panel(draw, {"k": slider}, layout=_Blitted.layout)
+    assert isinstance(box.children[-1], W.Output)
+    slider.value = -0.3
+    assert len(shown) == 2 and shown[-1] == _fresh_png(k=-0.3)
+    if transport == "image":  # one Image widget, shown in the Output, its value replaced on every move
+        image = targets[-1]
+        assert targets == [image, image] and image.value == shown[-1]
+        view = box.children[-1].outputs[0]["data"]["application/vnd.jupyter.widget-view+json"]
+        assert view["model_id"] == image.model_id
+    else:
+        assert targets == [None, None]

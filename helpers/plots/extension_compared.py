@@ -134,6 +134,17 @@ class ScoreVsDistance:
         )
 
     def _make_lines(self, names) -> None:
+        names = list(names)
+        if [n == "default" for n in self.lines] == [n == "default" for n in names]:
+            # the same kinds of lines (e.g. another highlighted method): restyle them in place, so that a panel
+            # keeps its artists (and redraws only them)
+            restyled = {}
+            for (old, lines), name in zip(self.lines.items(), names, strict=True):
+                if name != old:
+                    lines[0].set(**method_style(name))
+                restyled[name] = lines
+            self.lines = restyled
+            return
         for lines in self.lines.values():
             for line in lines:
                 line.remove()

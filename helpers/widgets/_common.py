@@ -275,6 +275,7 @@ class Frames:
         self.background = None
         self.structure = None
         self.counts = {"full": 0, "blit": 0}
+        self.last = ""  # the kind of the last frame: "full" or "blit"
 
     def _layers(self) -> list[tuple[object, list[Artist]]]:
         """(container, its artists in drawing order) for the figure, then each axes (the order of a full draw)."""
@@ -355,7 +356,8 @@ class Frames:
                     a.draw(renderer)
         for a in everything:
             _unstale(a)
-        self.counts["full" if full else "blit"] += 1
+        self.last = "full" if full else "blit"
+        self.counts[self.last] += 1
         return encode_png(canvas)
 
 
@@ -433,7 +435,9 @@ def panel(
         _publish(target, png)
         if timing_log:
             ms = {k: round(1000 * v, 2) for k, v in (("draw_ms", drawn - start), ("frame_ms", framed - drawn))}
-            _log_timing(timing_log, **ms, kernel_ms=round(1000 * (time.perf_counter() - start), 2), **mode)
+            total = round(1000 * (time.perf_counter() - start), 2)
+            kind = _FRAMES[fig].last if blit else "full"
+            _log_timing(timing_log, **ms, kernel_ms=total, frame=kind, **mode, ipywidgets=W.__version__)
 
     boxes = list(controls.values())
     rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]

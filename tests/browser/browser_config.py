@@ -14,3 +14,20 @@ NB_DIR = Path(os.environ.get("PE_BROWSER_NOTEBOOKS_DIR", ROOT / "notebooks")).re
 CHROMIUM = os.environ.get("PE_CHROMIUM", "/usr/bin/chromium")
 REQUIRE_BROWSER = os.environ.get("PE_REQUIRE_BROWSER") == "1"
 UPDATE_DOCS = os.environ.get("PE_BROWSER_UPDATE_DOCS") == "1"
+
+#: The panels' code paths compared in one run (``PE_BROWSER_MODES=before,output,after``; default: the installed
+#: path only). Each mode gets its own JupyterLab server whose kernels see these environment variables
+#: (helpers/widgets/_common.py reads them); a mode ending in ``-ipyw7`` also puts ipywidgets 7.7.1 (Colab's) first on
+#: the kernels' path (tests/_notebook_runs.py installs it). Notebooks are run mode after mode, notebook by notebook,
+#: so a changing load hits every mode alike.
+MODE_ENV: dict[str, dict[str, str]] = {
+    "": {},
+    "before": {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output"},  # the code path before issue 36
+    "output": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "output"},  # blitting, shown in the output area
+    "after": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"},  # blitting, shown in an Image widget
+}
+MODE_ENV.update({f"{k}-ipyw7": v for k, v in MODE_ENV.items() if k})
+MODES = [m for m in os.environ.get("PE_BROWSER_MODES", "").split(",") if m] or [""]
+_unknown = [m for m in MODES if m not in MODE_ENV]
+if _unknown:
+    raise ValueError(f"PE_BROWSER_MODES: unknown mode(s) {_unknown}; allowed: {[m for m in MODE_ENV if m]}")

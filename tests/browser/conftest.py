@@ -6,6 +6,8 @@ Environment variables:
 * ``PE_REQUIRE_BROWSER=1``   fail instead of skip when Chromium or playwright is missing (set by .ci/run).
 * ``PE_BROWSER_NOTEBOOKS_DIR``  test the notebooks of another folder (default notebooks/).
 * ``PE_BROWSER_RUN_TIMEOUT``   seconds allowed for one notebook's Run All (default 600).
+* ``PE_BROWSER_MODES=before,output,after`` run every notebook once per panel code path (browser_config.MODE_ENV),
+  each on its own server, to compare them in one run (``-ipyw7`` modes: under ipywidgets 7.7.1).
 * ``PE_BROWSER_UPDATE_DOCS=1`` also write docs/browser-report.md/.json and docs/img/<notebook>.png
   (what ``python scripts/screenshots.py`` does). Otherwise report and screenshots go to
   tests/browser/_artifacts/ (git-ignored) only.
@@ -14,13 +16,14 @@ Environment variables:
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-from browser_config import ARTIFACTS, CHROMIUM, NB_DIR, REQUIRE_BROWSER, ROOT, UPDATE_DOCS
+from browser_config import ARTIFACTS, CHROMIUM, MODE_ENV, NB_DIR, REQUIRE_BROWSER, ROOT, UPDATE_DOCS
 
 HOW_TO_ENABLE = (
     "To enable them: `sudo apt-get install chromium` (Debian/Ubuntu package) and "
@@ -74,22 +77,57 @@ def browser_report():
         rep.write_docs(ROOT / "docs")
 
 
+def _mode_env(mode: str) -> dict[str, str]:
+    env = {**MODE_ENV[mode], "PE_PANEL_TIMING_LOG": str(ARTIFACTS / f"kernel-timing{'-' + mode if mode else ''}.jsonl")}
+    if mode.endswith("-ipyw7"):
+        import sys
+
+        sys.path.insert(0, str(ROOT / "tests"))
+        from _notebook_runs import IPYWIDGETS7, ensure_overlay
+
+        overlay, why = ensure_overlay()
+        if overlay is None:
+            pytest.skip(f"mode {mode}: {why}")
+        env["PYTHONPATH"] = os.pathsep.join([str(overlay), str(ROOT)])
+        env["PE_BROWSER_IPYWIDGETS"] = IPYWIDGETS7  # checked against the version the kernel's timing log names
+    return env
+
+
 @pytest.fixture(scope="session")
-def lab(browser_report):
-    """The project's own JupyterLab on 127.0.0.1, fresh token and settings; stopped by PID at the end."""
+def labs(browser_report):
+    """``labs(mode)``: the project's own JupyterLab on 127.0.0.1 for one panel code path (browser_config.MODE_ENV),
+    fresh token and settings, started on first use; every server is stopped by PID at the end."""
     _skip_or_fail()
     from lab_server import LabServer, pid_alive
 
     ARTIFACTS.mkdir(exist_ok=True)
-    server = LabServer(NB_DIR.parent, log_dir=ARTIFACTS)
+    servers: dict[str, LabServer] = {}
+
+    def get(mode: str = "") -> LabServer:
+        if mode not in servers:
+            env = _mode_env(mode)
+            Path(env["PE_PANEL_TIMING_LOG"]).unlink(missing_ok=True)
+            log = f"jupyterlab{'-' + mode if mode else ''}.log"
+            server = servers[mode] = LabServer(NB_DIR.parent, log_dir=ARTIFACTS, extra_env=env, log_name=log)
+            server.timing_log = Path(env["PE_PANEL_TIMING_LOG"])
+            server.start()
+            if math.isnan(browser_report.server_start_s):
+                browser_report.server_start_s = server.startup_s
+        return servers[mode]
+
     try:
-        server.start()
-        browser_report.server_start_s = server.startup_s
-        yield server
+        yield get
     finally:
-        pid = server.proc.pid if server.proc else None
-        server.stop()  # raises if the server or one of its kernels is still alive
-        assert pid is None or not pid_alive(pid), f"JupyterLab PID {pid} still running after stop()"
+        for server in servers.values():
+            pid = server.proc.pid if server.proc else None
+            server.stop()  # raises if the server or one of its kernels is still alive
+            assert pid is None or not pid_alive(pid), f"JupyterLab PID {pid} still running after stop()"
+
+
+@pytest.fixture(scope="session")
+def lab(labs):
+    """The JupyterLab server of the installed panel code path (see ``labs``)."""
+    return labs("")
 
 
 @pytest.fixture(scope="session")

@@ -92,15 +92,24 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 
 class LabServer:
-    def __init__(self, root_dir: Path, *, log_dir: Path | None = None, python: str = sys.executable) -> None:
+    def __init__(
+        self,
+        root_dir: Path,
+        *,
+        log_dir: Path | None = None,
+        python: str = sys.executable,
+        extra_env: dict[str, str] | None = None,
+        log_name: str = "jupyterlab.log",
+    ) -> None:
         self.root_dir = Path(root_dir).resolve()
+        self.extra_env = dict(extra_env or {})  # for the server and its kernels (e.g. the panels' code path)
         self.python = python
         self.token = secrets.token_hex(24)
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.kernel_pids: set[int] = set()
         self._tmp = Path(tempfile.mkdtemp(prefix="pe-lab-"))
-        self.log_path = (Path(log_dir) if log_dir else self._tmp) / "jupyterlab.log"
+        self.log_path = (Path(log_dir) if log_dir else self._tmp) / log_name
         self.startup_s = float("nan")
         self._stopped = False
 
@@ -123,7 +132,7 @@ class LabServer:
         }
 
     def start(self, timeout: float = 90) -> LabServer:
-        env = {**os.environ, **self._write_settings(), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, **self._write_settings(), "PYTHONUNBUFFERED": "1", **self.extra_env}
         env.pop("JUPYTER_PATH", None)  # no foreign kernels/extensions
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0

@@ -12,6 +12,7 @@ animation frame (the new figure is on screen). Latency = ``t1p - t0``, in page t
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -246,6 +247,8 @@ class ControlResult:
     label: str
     actions: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
+    kernel_ms: list[float | None] = field(default_factory=list)  # per move: the kernel's redraw time (its log)
+    frames: list[dict] = field(default_factory=list)  # per move: the kernel's timing-log lines
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -356,6 +359,19 @@ class NotebookDriver:
         return self.page.evaluate("__pe.controls()")
 
     # ---------------------------------------------------------------- one action, timed
+    def _log_size(self) -> int:
+        log = getattr(self.lab, "timing_log", None)
+        return log.stat().st_size if log is not None and log.exists() else 0
+
+    def kernel_frames(self, offset: int) -> list[dict]:
+        """The kernel's timing-log lines (one per frame a panel drew) written after byte ``offset``."""
+        log = getattr(self.lab, "timing_log", None)
+        if log is None or not log.exists():
+            return []
+        with open(log, "rb") as f:
+            f.seek(offset)
+            return [json.loads(line) for line in f.read().decode().splitlines() if line.strip()]
+
     def _timed(self, action, timeout_ms: float = 15_000) -> tuple[float | None, dict]:
         self.page.evaluate("__pe.arm()")
         action()
@@ -398,7 +414,9 @@ class NotebookDriver:
             res.problems.append(f"nothing to move: {ctl}")
         for desc, action, expect in plan:
             before = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
+            offset = self._log_size()
             lat, st = self._timed(lambda action=action: action(loc))
+            frames = self.kernel_frames(offset)
             after = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
             res.actions.append(desc)
             if lat is None:
@@ -416,6 +434,8 @@ class NotebookDriver:
                 )
                 break
             res.latencies_ms.append(round(lat, 1))
+            res.frames.append(frames)
+            res.kernel_ms.append(round(sum(f["kernel_ms"] for f in frames), 1) if frames else None)
             bad = expect(before, after)
             if bad:
                 res.problems.append(f"{desc}: {bad}")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_config import ARTIFACTS, NB_DIR, ROOT
+from browser_config import ARTIFACTS, MODES, NB_DIR, ROOT
 from nb_driver import PAGE_JS, PANEL, NotebookDriver
 
 pytestmark = pytest.mark.browser
@@ -167,10 +167,14 @@ def heading_anchors_problems(page, nb_path: Path) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=[report_name(p) for p in NOTEBOOKS])
-def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
+CASES = [(p, m) for p in NOTEBOOKS for m in MODES]  # mode after mode, notebook by notebook (see browser_config)
+
+
+@pytest.mark.parametrize(("nb_path", "mode"), CASES, ids=[report_name(p) + (f"[{m}]" if m else "") for p, m in CASES])
+def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_report):
     t_start = time.perf_counter()
-    name = report_name(nb_path)
+    lab = labs(mode)
+    name = report_name(nb_path) + (f" [{mode}]" if mode else "")
     rel = nb_path.relative_to(lab.root_dir).as_posix()
     digest = hashlib.sha256(nb_path.read_bytes()).hexdigest()
     expect = expectations(nb_path)
@@ -180,7 +184,7 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
     page_errors: list[str] = []
     problems: list[str] = []
-    entry: dict = {"notebook": rel, "controls": [], "problems": problems}
+    entry: dict = {"notebook": rel, "mode": mode, "controls": [], "problems": problems}
     try:
         page = context.new_page()
         page.on("pageerror", lambda e: page_errors.append(str(e)[:300]))
@@ -203,7 +207,10 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
         per_cell: dict[int, int] = {}
         for c in controls:
             per_cell[c["cell"]] = per_cell.get(c["cell"], 0) + 1
-        if per_cell:  # main interactive figure: the panel with the most controls (first one on ties)
+        if per_cell and mode in (
+            "",
+            "after",
+        ):  # main interactive figure: the panel with the most controls (first one on ties)
             main = max(per_cell, key=lambda i: (per_cell[i], -i))
             shot = ARTIFACTS / "img" / f"{name}.png"
             view = page.locator(f"{PANEL} .jp-Notebook .jp-Cell").nth(main)
@@ -224,8 +231,15 @@ def test_notebook_in_browser(nb_path: Path, lab, chromium, browser_report):
                     "latencies_ms": res.latencies_ms,
                     "median_ms": None if not res.latencies_ms else round(res.median_ms, 1),
                     "worst_ms": None if not res.latencies_ms else round(res.worst_ms, 1),
+                    "kernel_ms": res.kernel_ms,
+                    "full_redraws": sum(1 for fs in res.frames for f in fs if f.get("frame") == "full"),
                 }
             )
+            versions = {f.get("ipywidgets") for fs in res.frames for f in fs} - {None}
+            entry.setdefault("kernel_ipywidgets", sorted(versions))
+            want = lab.extra_env.get("PE_BROWSER_IPYWIDGETS")
+            if want and versions and versions != {want}:
+                problems.append(f"mode {mode}: the kernel ran ipywidgets {sorted(versions)}, not {want}")
             problems += [f"cell {res.cell}, {res.kind} {res.label!r}: {p}" for p in res.problems]
         # moving the controls must not have produced an error anywhere
         for c, e in zip(d.census(), expect, strict=False):
