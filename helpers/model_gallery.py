@@ -34,6 +34,7 @@ GALLERY: dict[str, dict] = {
     "Llama 3.1 8B": {
         "hf": "llama",
         "config": {
+            "model_type": "llama",
             "num_hidden_layers": 32,
             "hidden_size": 4096,
             "num_attention_heads": 32,
@@ -57,6 +58,7 @@ GALLERY: dict[str, dict] = {
     "Llama 4 Scout 17B-16E": {
         "hf": "llama4",
         "config": {
+            "model_type": "llama4_text",
             "num_hidden_layers": 48,
             "head_dim": 128,
             "max_position_embeddings": 131072,
@@ -78,6 +80,7 @@ GALLERY: dict[str, dict] = {
     "Gemma 3 270M": {
         "hf": "gemma3",
         "config": {
+            "model_type": "gemma3_text",
             "num_hidden_layers": 18,
             "head_dim": 256,
             "max_position_embeddings": 32768,
@@ -98,6 +101,7 @@ GALLERY: dict[str, dict] = {
     "Gemma 3 4B": {
         "hf": "gemma3",
         "config": {
+            "model_type": "gemma3_text",
             "num_hidden_layers": 34,
             "head_dim": 256,
             "max_position_embeddings": 131072,
@@ -118,6 +122,7 @@ GALLERY: dict[str, dict] = {
     "Gemma 3 27B": {
         "hf": "gemma3",
         "config": {
+            "model_type": "gemma3_text",
             "num_hidden_layers": 62,
             "head_dim": 128,
             "max_position_embeddings": 131072,
@@ -138,6 +143,7 @@ GALLERY: dict[str, dict] = {
     "Gemma 4 26B-A4B": {
         "hf": "gemma4",
         "config": {
+            "model_type": "gemma4_text",
             "num_hidden_layers": 30,
             "head_dim": 256,
             "global_head_dim": 512,
@@ -161,6 +167,7 @@ GALLERY: dict[str, dict] = {
     "Qwen3 8B": {
         "hf": "qwen3",
         "config": {
+            "model_type": "qwen3",
             "num_hidden_layers": 36,
             "head_dim": 128,
             "max_position_embeddings": 32768,
@@ -178,6 +185,7 @@ GALLERY: dict[str, dict] = {
     "Qwen2.5-VL 7B": {
         "hf": "qwen2_5_vl",
         "config": {
+            "model_type": "qwen2_5_vl_text",
             "num_hidden_layers": 28,
             "hidden_size": 3584,
             "num_attention_heads": 28,
@@ -196,6 +204,7 @@ GALLERY: dict[str, dict] = {
     "DeepSeek-V3": {
         "hf": "deepseek_v3",
         "config": {
+            "model_type": "deepseek_v3",
             "num_hidden_layers": 61,
             "qk_rope_head_dim": 64,
             "qk_nope_head_dim": 128,
@@ -223,6 +232,7 @@ GALLERY: dict[str, dict] = {
     "gpt-oss-20b": {
         "hf": "gpt_oss",
         "config": {
+            "model_type": "gpt_oss",
             "num_hidden_layers": 24,
             "head_dim": 64,
             "max_position_embeddings": 131072,
@@ -249,6 +259,7 @@ GALLERY: dict[str, dict] = {
     "gpt-oss-120b": {
         "hf": "gpt_oss",
         "config": {
+            "model_type": "gpt_oss",
             "num_hidden_layers": 36,
             "head_dim": 64,
             "max_position_embeddings": 131072,
@@ -273,6 +284,7 @@ GALLERY: dict[str, dict] = {
     "SmolLM3 3B": {
         "hf": "smollm3",
         "config": {
+            "model_type": "smollm3",
             "num_hidden_layers": 36,
             "hidden_size": 2048,
             "num_attention_heads": 16,

@@ -39,6 +39,9 @@ LAYERS: dict[str, int] = {
     "helpers.dca": 2,  # Dual Chunk Attention: remapped positions (numpy) and its attention (torch, helpers.rope)
     "helpers.sinks": 2,
     "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
+    "helpers.model_types": 0,  # which layers rotate, per HF model type: plain data
+    "helpers._model_types_all": 0,  # generated part of that table
+    "helpers.model_coverage": 3.5,  # the config reader against HF transformers, model type by model type
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
     "helpers.lab": 3,  # the tiny-model lab (03, 05, 06): may import any maths module
     "helpers.real": 3,  # notebook 07's real model: loading, forward pass, evaluation (maths modules below it)

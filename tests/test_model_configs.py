@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers.model_configs import layer_table, rope_by_layer_type
+from helpers.model_configs import ConfigError, layer_table, rope_by_layer_type
 from helpers.model_gallery import GALLERY
 from helpers.rope import rope_cos_sin, rope_inv_freq
 from helpers.scaling import proportional_inv_freq
@@ -42,7 +42,7 @@ def _hf(entry):
     config_mod = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
     model_mod = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
     # HF derives layer_types itself (from its pattern or no_rope_layers): leave ours out so that the test compares them
-    kwargs = {k: v for k, v in entry["config"].items() if k != "layer_types"}
+    kwargs = {k: v for k, v in entry["config"].items() if k not in ("layer_types", "model_type")}
     if family in ("llama", "qwen3", "qwen2_5_vl", "smollm3") and "hidden_size" not in kwargs:
         kwargs.update(hidden_size=kwargs["head_dim"] * 2, num_attention_heads=2)
     if family in ("gemma3", "gemma4", "llama4", "gpt_oss"):
@@ -131,27 +131,31 @@ def test_deepseek_rotates_a_third_of_each_query_key_head():
 @pytest.mark.parametrize(
     "config,match",
     [
-        ({"head_dim": 64}, "num_hidden_layers"),
-        ({"num_hidden_layers": 2}, "head_dim"),
-        ({"num_hidden_layers": 2, "head_dim": 8, "layer_types": ["full_attention"]}, "2 entries"),
+        ({"head_dim": 64}, "no model_type"),
+        ({"model_type": "llama", "head_dim": 64}, "num_hidden_layers"),
+        ({"model_type": "llama", "num_hidden_layers": 2}, "head_dim"),
+        ({"model_type": "llama", "num_hidden_layers": 2, "head_dim": 8, "layer_types": ["full_attention"]}, "2 layer"),
         (
-            {"num_hidden_layers": 1, "head_dim": 8, "rope_parameters": {"sliding_attention": {"rope_theta": 1e4}}},
-            "no entry for layer type 'full_attention'",
+            {"model_type": "gemma3_text", "num_hidden_layers": 1, "head_dim": 8,
+             "rope_parameters": {"sliding_attention": {"rope_theta": 1e4}}},
+            "missing \\['full_attention'\\]",
         ),
         (
-            {"num_hidden_layers": 1, "head_dim": 8, "rope_parameters": {"rope_type": "proportional", "beta": 1}},
+            {"model_type": "gemma4_text", "num_hidden_layers": 1, "head_dim": 8,
+             "rope_parameters": {"rope_type": "proportional", "beta": 1}},
             "proportional",
         ),
+        ({"model_type": "not_a_model", "num_hidden_layers": 1, "head_dim": 8}, "not in the reader's table"),
     ],
-)
+)  # fmt: skip
 def test_bad_configs(config, match):
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises(ConfigError, match=match):
         rope_by_layer_type(config)
 
 
 def test_bad_context_length():
     with pytest.raises(ValueError, match="context_length"):
-        layer_table({"num_hidden_layers": 1, "head_dim": 8})
+        layer_table({"model_type": "llama", "num_hidden_layers": 1, "head_dim": 8})
 
 
 def test_gallery_is_plain_data():
