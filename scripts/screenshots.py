@@ -2,6 +2,7 @@
 
     python scripts/screenshots.py                # all notebooks
     python scripts/screenshots.py -k 04_rope     # some of them (pytest -k expression); others keep their figures
+    python scripts/screenshots.py --modes before,after   # also compare the panels' code paths in the same run
 
 Runs ``pytest tests/browser`` with ``PE_BROWSER_UPDATE_DOCS=1``: besides the usual checks, it writes
 docs/img/<notebook>.png (the main interactive figure of each chapter, at its default values, < 150 KB),
@@ -25,8 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", dest="expr", help="pytest -k expression selecting notebooks (e.g. 04_rope)")
+    parser.add_argument(
+        "--modes",
+        default="",
+        help="panel code paths to measure side by side, e.g. before,output,after,after-ipyw7 "
+        "(tests/browser/browser_config.py MODE_ENV; default: the installed one)",
+    )
     args = parser.parse_args(argv)
-    env = {**os.environ, "PE_BROWSER_UPDATE_DOCS": "1", "PE_REQUIRE_BROWSER": "1"}
+    env = {**os.environ, "PE_BROWSER_UPDATE_DOCS": "1", "PE_REQUIRE_BROWSER": "1", "PE_BROWSER_MODES": args.modes}
     cmd = [sys.executable, "-m", "pytest", "tests/browser", "-p", "no:cacheprovider", "-q", "-rs"]
     if args.expr:
         cmd += ["-k", args.expr]

@@ -427,7 +427,7 @@ def panel(
     timing_log = os.environ.get("PE_PANEL_TIMING_LOG")
 
     def render(target, values):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         draw(**values, fig=fig)
         drawn = time.perf_counter()
         png = frame_png(fig) if blit else png_bytes(fig)
@@ -437,7 +437,8 @@ def panel(
             ms = {k: round(1000 * v, 2) for k, v in (("draw_ms", drawn - start), ("frame_ms", framed - drawn))}
             total = round(1000 * (time.perf_counter() - start), 2)
             kind = _FRAMES[fig].last if blit else "full"
-            _log_timing(timing_log, **ms, kernel_ms=total, frame=kind, **mode, ipywidgets=W.__version__)
+            cpu = round(1000 * (time.process_time() - start_cpu), 2)  # the kernel's own work (not the machine's load)
+            _log_timing(timing_log, **ms, kernel_ms=total, cpu_ms=cpu, frame=kind, **mode, ipywidgets=W.__version__)
 
     boxes = list(controls.values())
     rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]

@@ -248,6 +248,7 @@ class ControlResult:
     actions: list[str] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     kernel_ms: list[float | None] = field(default_factory=list)  # per move: the kernel's redraw time (its log)
+    kernel_cpu_ms: list[float | None] = field(default_factory=list)  # per move: the CPU time of that redraw
     frames: list[dict] = field(default_factory=list)  # per move: the kernel's timing-log lines
     problems: list[str] = field(default_factory=list)
 
@@ -436,6 +437,7 @@ class NotebookDriver:
             res.latencies_ms.append(round(lat, 1))
             res.frames.append(frames)
             res.kernel_ms.append(round(sum(f["kernel_ms"] for f in frames), 1) if frames else None)
+            res.kernel_cpu_ms.append(round(sum(f.get("cpu_ms", 0) for f in frames), 1) if frames else None)
             bad = expect(before, after)
             if bad:
                 res.problems.append(f"{desc}: {bad}")

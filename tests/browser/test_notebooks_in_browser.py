@@ -232,6 +232,7 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
                     "median_ms": None if not res.latencies_ms else round(res.median_ms, 1),
                     "worst_ms": None if not res.latencies_ms else round(res.worst_ms, 1),
                     "kernel_ms": res.kernel_ms,
+                    "kernel_cpu_ms": res.kernel_cpu_ms,
                     "full_redraws": sum(1 for fs in res.frames for f in fs if f.get("frame") == "full"),
                 }
             )
