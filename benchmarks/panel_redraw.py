@@ -6,7 +6,12 @@ does (the observer of ``interactive_output``: the draw function, the PNG, ``disp
 round trip and the image decode on top (tests/browser measures that). On a shared machine the numbers are inflated
 by the load: compare runs made at the same time.
 
-Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...]``
+With ``--compare`` each panel is built twice, once on the code path before issue 36 (``PE_PANEL_REDRAW=full``,
+``PE_PANEL_TRANSPORT=output``: the whole figure drawn and saved on every move) and once on the current one (only the
+moving artists redrawn on a cached background, the frame handed to an Image widget), and their moves alternate, so
+both are measured under the same load; the table gives both side by side.
+
+Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...] [--compare]``
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import statistics
 import time
 
@@ -27,7 +33,7 @@ def _panels():
     import numpy as np
 
     from helpers.sinusoidal import sinusoidal_table
-    from helpers.widgets import blindness, extension, learned, rope, sinusoidal
+    from helpers.widgets import blindness, extension, learned, modern, rope, score_biases, sinusoidal
 
     table = np.random.default_rng(0).normal(scale=0.02, size=(64, 32))  # (max_seq_len, d_model), like notebook 03
     return [
@@ -44,7 +50,34 @@ def _panels():
         ("05", "ntk", extension.ntk_panel),
         ("05", "yarn", extension.yarn_panel),
         ("05", "methods", extension.methods_panel),
+        ("06", "buckets", score_biases.bucket_panel),
+        ("06", "alibi", score_biases.alibi_panel),
+        ("08", "fraction", modern.fraction_panel),
+        ("08", "bases", modern.bases_panel),
+        ("08", "mrope", modern.mrope_panel),
+        ("08", "sink", modern.sink_panel),
+        ("08", "attention", modern.attention_panel),
+        ("08", "loss", modern.loss_panel),
     ]
+
+
+#: The two code paths ``--compare`` measures (helpers/widgets/_common.py reads these when a panel is built).
+BEFORE = {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output"}
+AFTER = {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"}
+
+
+def _build(make, env: dict[str, str]):
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return make()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _controls(panel):
@@ -86,19 +119,50 @@ def time_control(control, repeats: int, warmup: int = 2) -> tuple[float, float]:
     return 1000 * statistics.median(wall), 1000 * statistics.median(cpu)
 
 
-def main(argv=None) -> list[tuple[str, str, str, float, float]]:
+def time_pair(before, after, repeats: int, warmup: int = 2) -> list[tuple[float, float]]:
+    """(wall, CPU) medians in ms of two controls moved alternately (before, after, before, ...): the same load."""
+    values = [(c.value, _other_value(c)) for c in (before, after)]
+    times = [([], []), ([], [])]
+    with contextlib.redirect_stdout(io.StringIO()):
+        for k in range(warmup + repeats):
+            for j, control in enumerate((before, after)):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                control.value = values[j][1] if k % 2 == 0 else values[j][0]
+                wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+                if k >= warmup:
+                    times[j][0].append(wall)
+                    times[j][1].append(cpu)
+    return [(1000 * statistics.median(w), 1000 * statistics.median(c)) for w, c in times]
+
+
+def main(argv=None) -> list[tuple]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=12)
     parser.add_argument("--chapters", nargs="*", default=None)
+    parser.add_argument("--compare", action="store_true", help="the code path before issue 36 against the current")
     args = parser.parse_args(argv)
     rows = []
-    print("| chapter | panel | control | median redraw, wall (ms) | median redraw, CPU (ms) |")
-    print("|---|---|---|---:|---:|")
+    if args.compare:
+        print("| chapter | panel | control | wall before → after (ms) | CPU before → after (ms) | CPU ratio |")
+        print("|---|---|---|---:|---:|---:|")
+    else:
+        print("| chapter | panel | control | median redraw, wall (ms) | median redraw, CPU (ms) |")
+        print("|---|---|---|---:|---:|")
     for chapter, name, make in _panels():
         if args.chapters and chapter not in args.chapters:
             continue
-        with contextlib.redirect_stdout(io.StringIO()):
-            panel = make()
+        if args.compare:
+            pairs = zip(_controls(_build(make, BEFORE)), _controls(_build(make, AFTER)), strict=True)
+            for before, after in pairs:
+                (wb, cb), (wa, ca) = time_pair(before, after, args.repeats)
+                rows.append((chapter, name, after.description, wb, cb, wa, ca))
+                print(
+                    f"| {chapter} | {name} | {after.description} | {wb:.0f} → {wa:.0f} | {cb:.0f} → {ca:.0f} | "
+                    f"{cb / ca:.1f}× |",
+                    flush=True,
+                )
+            continue
+        panel = _build(make, {})
         for control in _controls(panel):
             wall, cpu = time_control(control, args.repeats)
             rows.append((chapter, name, control.description, wall, cpu))
