@@ -447,7 +447,7 @@ _ISSUE34: tuple[Finding, ...] = (
         {f"c{k}": (ACC, "conv_nope", k) for k in (1, 2, 4, 8)} | {f"n{k}": (ACC, "nope", k) for k in (1, 2, 4, 8)},
         lambda v: (v["c2"] > v["n2"]) & (v["c4"] > v["n4"]) & (v["c8"] > v["n8"]),
         "With the short convolution, NoPE attention retrieves more passkeys than plain NoPE at 2L, 4L and 8L {seeds}: "
-        "{c1} / {c2} / {c4} / {c8} at L / 2L / 4L / 8L against NoPE's {n1} / {n2} / {n4} / {n8}.",
+        "at L {c1} against {n1}; at 2L {c2} against {n2}; at 4L {c4} against {n4}; at 8L {c8} against {n8}.",
     ),
     Finding(
         "conv_nope_at_L",
@@ -464,7 +464,8 @@ _ISSUE34: tuple[Finding, ...] = (
         | {f"y{k}": (LOSS, "rope+yarn", k) for k in (2, 4, 8)},
         lambda v: (v["d2"] < v["y2"]) & (v["d4"] < v["y4"]) & (v["d8"] < v["y8"]),
         "Zero-shot, remapping positions (Dual Chunk Attention: chunk L, local window L/32) gives a lower loss than "
-        "zero-shot YaRN at 2L, 4L and 8L {seeds}: {d2} / {d4} / {d8} against {y2} / {y4} / {y8} nats.",
+        "zero-shot YaRN at 2L, 4L and 8L {seeds}: at 2L {d2} against {y2}; at 4L {d4} against {y4}; at 8L {d8} "
+        "against {y8} nats.",
     ),
     Finding(
         "dca_passkey_vs_yarn",
@@ -473,22 +474,28 @@ _ISSUE34: tuple[Finding, ...] = (
         | {f"y{k}": (ACC, "rope+yarn", k) for k in (2, 4, 8)},
         lambda v: (v["d2"] >= v["y2"]) & (v["d4"] >= v["y4"]) & (v["d8"] >= v["y8"]),
         "Zero-shot Dual Chunk Attention retrieves at least as many passkeys as zero-shot YaRN at 2L, 4L and 8L "
-        "{seeds}: {d2} / {d4} / {d8} against {y2} / {y4} / {y8}.",
+        "{seeds}: at 2L {d2} against {y2}; at 4L {d4} against {y4}; at 8L {d8} against {y8}.",
     ),
     Finding(
         "dca_vs_rope",
-        ("rope+default_dca", "rope+default", "rope+ntk"),
+        ("rope+default_dca", "rope+default", "rope+linear", "rope+ntk"),
         {
             "d8": (LOSS, "rope+default_dca", 8),
             "r8": (LOSS, "rope+default", 8),
+            "p8": (LOSS, "rope+linear", 8),
             "n8": (LOSS, "rope+ntk", 8),
             "da8": (ACC, "rope+default_dca", 8),
             "ra8": (ACC, "rope+default", 8),
+            "pa8": (ACC, "rope+linear", 8),
             "na8": (ACC, "rope+ntk", 8),
         },
-        lambda v: (v["d8"] < v["r8"]) & (v["da8"] > v["ra8"]) & (v["d8"] < v["n8"]) & (v["da8"] > v["na8"]),
-        "At 8L Dual Chunk Attention beats plain RoPE and zero-shot NTK-aware scaling on both loss and passkeys "
-        "{seeds}: loss {d8} against {r8} (plain) and {n8} (NTK) nats, passkey {da8} against {ra8} and {na8}.",
+        lambda v: (
+            (v["d8"] < np.minimum(np.minimum(v["r8"], v["p8"]), v["n8"]))
+            & (v["da8"] > np.maximum(np.maximum(v["ra8"], v["pa8"]), v["na8"]))
+        ),
+        "At 8L Dual Chunk Attention has a lower loss and more passkeys than plain RoPE, zero-shot PI and zero-shot "
+        "NTK-aware scaling {seeds}: loss {d8} against {r8} (plain), {p8} (PI) and {n8} (NTK) nats; passkey {da8} "
+        "against {ra8}, {pa8} and {na8}.",
     ),
 )
 DIFFS.update(
@@ -497,7 +504,14 @@ DIFFS.update(
         "conv_nope_passkey_vs_nope": (Diff("c2", "n2"), Diff("c4", "n4"), Diff("c8", "n8")),
         "conv_nope_at_L": (Diff("r1", "c1"),),
         "dca_loss_past_L": (Diff("y2", "d2"), Diff("y4", "d4"), Diff("y8", "d8")),
-        "dca_vs_rope": (Diff("r8", "d8"), Diff("da8", "ra8"), Diff("n8", "d8"), Diff("da8", "na8")),
+        "dca_vs_rope": (
+            Diff("r8", "d8"),
+            Diff("p8", "d8"),
+            Diff("n8", "d8"),
+            Diff("da8", "ra8"),
+            Diff("da8", "pa8"),
+            Diff("da8", "na8"),
+        ),
     }
 )
 FINDINGS += tuple(dataclasses.replace(f, diffs=DIFFS.get(f.key, ())) for f in _ISSUE34)

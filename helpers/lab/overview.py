@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers.lab.checkpoints import SHIPPED_SEEDS, reproducibility_text
 from helpers.lab.findings import findings_markdown
-from helpers.lab.methods import HYBRIDS, MAIN, REMAPS, lab_method
+from helpers.lab.methods import HYBRIDS, MAIN, lab_method
 from helpers.lab.positional import FAMILIES
 from helpers.lab.records import at_scale, scales_of, seeds_of, summary
 from helpers.lab.tables import eval_time, wall_time
@@ -130,9 +130,7 @@ def overview_markdown(results: dict) -> str:
     for sc in scales_of(results):
         view = at_scale(results, sc)
         lines.append(f"| **scale `{sc}`, L = {view['meta']['train_len']}** | | |")
-        lines += [
-            row(view, m) for m in (*MAIN, *REMAPS, *HYBRIDS) if m in view["methods"] and m != "rope+default_window"
-        ]
+        lines += [row(view, m) for m in (*MAIN, *HYBRIDS) if m in view["methods"] and m != "rope+default_window"]
     lines += [
         "",
         "Each claim below is generated from the records and says on how many seeds it holds:",

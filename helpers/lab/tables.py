@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from helpers.lab.methods import ABLATIONS, HYBRIDS, LR_SWEEP, MAIN, REMAPS, VARIANTS, lab_method
+from helpers.lab.methods import ABLATIONS, HYBRIDS, LR_SWEEP, MAIN, VARIANTS, lab_method
 from helpers.lab.records import at_scale, scales_of, seed_values, seeds_of, summary
 
 __all__ = [
@@ -48,7 +48,7 @@ def scale_tables(view: dict) -> str:
     the hybrid families where the view has their records (the shipped results have none: then no row)."""
     meta = view["meta"]
     lengths, train_len = meta["lengths"], meta["train_len"]
-    methods = [m for m in (*MAIN, *REMAPS, *HYBRIDS) if m in view["methods"]]  # remappings and hybrids: on request
+    methods = [m for m in (*MAIN, *HYBRIDS) if m in view["methods"]]
     heads = " | ".join(f"{t} ({t / train_len:g}×L)" for t in lengths)
     rule = "|".join(["---"] * (len(lengths) + 1))
     n_keys = len(meta["passkey_depths"]) * meta["passkey_keys_per_depth"]
