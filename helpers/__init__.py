@@ -17,7 +17,10 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.attention_entropy` entropy of a lab model's attention by context length, with a temperature (09)
 * :mod:`helpers.mla`          decoupled RoPE scores and softmax scale of multi-head latent attention (DeepSeek-V3)
 * :mod:`helpers.sinks`        attention with learned sinks (gpt-oss)
-* :mod:`helpers.model_configs` per-layer-type RoPE reader and per-layer table of a model config
+* :mod:`helpers.model_configs` the strict reader of a whole model config: per layer, rotates or not, frequencies,
+  attention factor, query temperature; notebook 08's per-layer table
+* :mod:`helpers.model_types`  which layers rotate, per HF model type, from HF's modeling files (plain data)
+* :mod:`helpers.model_coverage` the config reader against HF transformers, every model type (``python -m``)
 * :mod:`helpers.model_gallery` real models' position fields, with their sources (plain data)
 * :mod:`helpers.real`         a real pretrained model (SmolLM2-135M-Instruct) run by the course's own code (07)
 * :mod:`helpers.lab`          the tiny-model lab: data, model, training, evaluation, results (03, 05, 06)
@@ -26,7 +29,8 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.plots`        pure matplotlib figures, one module per notebook
 * :mod:`helpers.widgets`      slider panels wiring ipywidgets to the plots
 
-Private: ``helpers._checks`` (argument checks with clear errors), ``helpers._cli`` (the command lines' argparse types), ``helpers._colab`` (the repository URL, Colab).
+Private: ``helpers._checks`` (argument checks with clear errors), ``helpers._cli`` (the command lines' argparse types), ``helpers._colab`` (the repository URL, Colab), ``helpers._model_types_all`` (the generated part of the
+model-type table).
 """
 
 from __future__ import annotations

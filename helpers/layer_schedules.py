@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from helpers._checks import check_int, check_positions, check_positive
+from helpers._checks import check_int, check_positive
 from helpers.rope import partial_rotary_dim
 
 __all__ = [
@@ -100,11 +100,10 @@ def llama4_query_temperature(positions, *, attn_scale: float = 0.1, floor_scale:
     Source: HF 5.24 ``Llama4TextAttention.forward`` (``log1p(floor((positions + 1) / floor_scale)) * attn_scale +
     1``), citing Nakanishi 2025, arXiv 2501.19399 (scalable softmax).
     """
-    pos = check_positions("positions", positions)  # (T,)
-    alpha = check_positive("attn_scale", attn_scale)
-    floor = check_int("floor_scale", floor_scale, minimum=1)
-    # τ(m) = 1 + α · ln(1 + ⌊(m + 1)/F⌋)
-    return 1.0 + alpha * np.log1p(np.floor((pos + 1.0) / floor))  # (T,)
+    from helpers.temperature import llama4_attn_temperature
+
+    # τ(m) = 1 + α · ln(1 + ⌊(m + 1)/F⌋): one implementation, helpers.temperature
+    return llama4_attn_temperature(positions, attn_scale=attn_scale, floor_scale=floor_scale)  # (T,)
 
 
 # --------------------------------------------------------------------------- layer types

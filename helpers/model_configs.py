@@ -279,6 +279,9 @@ def _layer_types(part: dict, n_layers: int, model_type: str) -> list[str]:
     types = part.get("layer_types")
     if types is None:
         pattern = part.get("sliding_window_pattern") or part.get("_sliding_window_pattern")
+        if isinstance(pattern, str):  # EXAONE's "LLLG": HF 5.24 computes (i + 1) % pattern and fails on a string
+            raise _refuse(model_type, "sliding_window_pattern", pattern, "an integer n (n−1 sliding, then one full), "
+                          "or layer_types (HF 5.24 Exaone4Config.__post_init__ l.102–108 cannot expand a string)")  # fmt: skip
         if pattern and part.get("sliding_window"):
             return sliding_layer_types(n_layers, pattern)
         if part.get("use_sliding_window") and part.get("sliding_window"):
@@ -543,6 +546,14 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
     if "num_hidden_layers" not in part:
         raise ConfigError(f"model_type {model_type!r}: the config gives no num_hidden_layers")
     n_layers = check_int("num_hidden_layers", part["num_hidden_layers"], minimum=1)
+    if model_type == "jamba" and part.get("layer_types") is None:
+        # HF JambaConfig.layers_block_type: attention iff ℓ % attn_layer_period == attn_layer_offset, else Mamba
+        period = check_int("attn_layer_period", part.get("attn_layer_period", 8), minimum=1)
+        offset = check_int("attn_layer_offset", part.get("attn_layer_offset", 4), minimum=0)
+        part = {
+            **part,
+            "layer_types": ["full_attention" if i % period == offset else "linear_attention" for i in range(n_layers)],
+        }  # HF JambaConfig.layer_types names Mamba so
     if model_type in ("llama4", "llama4_text") and part.get("layer_types") is None:
         # HF Llama4TextConfig.__post_init__ l.187–191: RoPE layers chunked (if attention_chunk_size), NoPE layers full
         flags = no_rope_layers(n_layers, no_rope_layers=part.get("no_rope_layers"),

@@ -13,7 +13,8 @@ Every entry has:
   configuration class, whose ``auto_docstring`` names that checkpoint; other sources are the model's technical
   report or card, or the official code. Values that could not be confirmed are left out (``omitted`` says which).
 
-Parse an entry with :func:`helpers.model_configs.layer_table`. Models considered and left out (a value could not be
+Every entry's ``config`` carries its HF ``model_type``; parse it with :func:`helpers.model_configs.read_model_config`
+or :func:`helpers.model_configs.layer_table`. Models considered and left out (a value could not be
 confirmed from the installed package or a citable source): Qwen3-VL (its layer count and base per size), Phi-4-mini
 (its LongRoPE factor lists), GLM-4 and OLMo 3 (their released RoPE fields; HF's class defaults are not a checkpoint's).
 """
@@ -62,7 +63,14 @@ GALLERY: dict[str, dict] = {
             "num_hidden_layers": 48,
             "head_dim": 128,
             "max_position_embeddings": 131072,
-            "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0},
+            "rope_parameters": {
+                "rope_type": "llama3",
+                "rope_theta": 500000.0,
+                "factor": 16.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192,
+            },
             "no_rope_layer_interval": 4,
             "attention_chunk_size": 8192,
             "layer_types": ["chunked_attention" if r else "full_attention" for r in _LLAMA4_ROPE],
@@ -72,10 +80,17 @@ GALLERY: dict[str, dict] = {
         },
         "context_length": 131072,
         "sources": {
-            "all": "HF class defaults: Llama4TextConfig (auto_docstring checkpoint meta-llama/Llama-4-Scout-17B-16E); "
-            "RoPE layers use chunked attention (chunk 8192), NoPE layers full attention (Llama4TextConfig.__post_init__)",
+            "rope_parameters": "released config.json of meta-llama/Llama-4-Scout-17B-16E-Instruct as quoted, with its "
+            "URL, in vllm-project/tpu-inference's Llama 4 model code (rope_theta 500000; llama3 scaling: factor 16, "
+            "low_freq_factor = high_freq_factor = 1, original_max_position_embeddings 8192; temperature tuning scale "
+            "0.1, floor 8192; chunk 8192) -- a third-party quote of the file, not the file itself",
+            "layers, NoPE interval, chunk, temperature": "HF class defaults: Llama4TextConfig (auto_docstring "
+            "checkpoint meta-llama/Llama-4-Scout-17B-16E); RoPE layers use chunked attention (chunk 8192), NoPE "
+            "layers full attention (Llama4TextConfig.__post_init__)",
+            "context": "HF class default max_position_embeddings (131,072)",
         },
-        "omitted": "the released config's RoPE scaling of the RoPE layers (not confirmed here); the card's 10M context",
+        "omitted": "the released max_position_embeddings (quotes differ: 10,485,760 in one, 262,144 in another; "
+        "neither file was read here)",
     },
     "Gemma 3 270M": {
         "hf": "gemma3",
@@ -297,6 +312,106 @@ GALLERY: dict[str, dict] = {
             "NoPE, base, context": "HF blog 'SmolLM3: smol, multilingual, long-context reasoner' (NoPE in every 4th "
             "layer; RoPE base raised to 5M for the 32k → 64k stage; 64k training context, YaRN to 128k)",
             "layers, width, heads": "HF class defaults: SmolLM3Config (checkpoint HuggingFaceTB/SmolLM3-3B)",
+        },
+    },
+    "Ministral 3 8B": {
+        "hf": "ministral3",
+        "config": {
+            "model_type": "ministral3",
+            "num_hidden_layers": 34,
+            "head_dim": 128,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 262144,
+            "rope_parameters": {
+                "rope_type": "yarn",
+                "rope_theta": 1000000.0,
+                "factor": 16.0,
+                "original_max_position_embeddings": 16384,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "mscale": 1.0,
+                "mscale_all_dim": 1.0,
+                "llama_4_scaling_beta": 0.1,
+            },
+        },
+        "context_length": 262144,
+        "sources": {
+            "all": "HF class defaults: Ministral3Config (auto_docstring checkpoint mistralai/Ministral-3-8B-Base-2512); "
+            "the same rope block (YaRN 16 over 16,384, mscale = mscale_all_dim = 1, llama_4_scaling_beta 0.1) and "
+            "34 layers / width 4096 appear in third-party converters of the released checkpoints (Megatron-Bridge "
+            "docs: 8B has 34 layers, 4096 hidden, 256K context)",
+        },
+        "omitted": "the released config.json itself (not read here)",
+    },
+    "Mistral Small 4 119B": {
+        "hf": "mistral4",
+        "config": {
+            "model_type": "mistral4",
+            "num_hidden_layers": 36,
+            "head_dim": 128,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 64,
+            "max_position_embeddings": 1048576,
+            "rope_interleave": True,
+            "rope_parameters": {
+                "rope_type": "yarn",
+                "rope_theta": 10000.0,
+                "factor": 128.0,
+                "original_max_position_embeddings": 8192,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "mscale": 1.0,
+                "mscale_all_dim": 1.0,
+                "llama_4_scaling_beta": 0.1,
+                "partial_rotary_factor": 0.5,
+            },
+        },
+        "context_length": 1048576,
+        "sources": {
+            "all": "HF class defaults: Mistral4Config (auto_docstring checkpoint mistralai/Mistral-Small-4-119B-2603)",
+        },
+        "omitted": "the released config.json itself (not read here)",
+    },
+    "EXAONE 4.0 (HF defaults)": {
+        "hf": "exaone4",
+        "config": {
+            "model_type": "exaone4",
+            "num_hidden_layers": 32,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 2048,
+            "sliding_window": 4096,
+            "sliding_window_pattern": 4,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
+        },
+        "context_length": 2048,
+        "sources": {
+            "all": "HF class defaults: Exaone4Config (auto_docstring checkpoint LGAI-EXAONE/EXAONE-4.0-32B; the "
+            "defaults are not the 32B's sizes); global layers without RoPE: Exaone4Attention (`if self.sliding_window "
+            "is None or self.is_sliding`)",
+        },
+        "omitted": "EXAONE 4.0 32B's released config (its llama3 scaling and 'LLLG' pattern were seen only in "
+        "third-party test fixtures, not in the released file)",
+    },
+    "Jamba v0.1 (HF defaults)": {
+        "hf": "jamba",
+        "config": {
+            "model_type": "jamba",
+            "num_hidden_layers": 32,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 262144,
+            "attn_layer_period": 8,
+            "attn_layer_offset": 4,
+        },
+        "context_length": 262144,
+        "sources": {
+            "all": "HF class defaults: JambaConfig (auto_docstring checkpoint ai21labs/Jamba-v0.1): one attention "
+            "layer in 8 (offset 4), the others Mamba; the attention layers never rotate (modeling_jamba.py calls no "
+            "rotary function)",
         },
     },
 }

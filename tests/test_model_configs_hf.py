@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.model_configs import ConfigError, read_model_config
+from helpers.model_gallery import GALLERY
 from helpers.model_types import MODEL_TYPES, REFUSED
 from helpers.temperature import llama4_attn_temperature, llama_4_scaling_temperature
 
@@ -65,6 +66,22 @@ def test_every_hf_model_type_is_read_right_or_refused(coverage):
     for mt in REFUSED:
         if mt in coverage:
             assert coverage[mt][0] == "refused" and "is refused: " in coverage[mt][1], mt
+
+
+@pytest.mark.parametrize("name", sorted(GALLERY))
+def test_gallery_entries_are_read_as_hf_reads_them(name):
+    """Every gallery config, built with HF's own config class of its model type, is read right (frequencies,
+    unrotated pairs, which layers rotate, temperatures), and names its sources."""
+    from transformers import CONFIG_MAPPING
+
+    from helpers.model_coverage import check_config
+
+    entry = GALLERY[name]
+    fields = {k: v for k, v in entry["config"].items() if k != "model_type"}
+    hf = CONFIG_MAPPING[entry["config"]["model_type"]](**fields)
+    status, why = check_config(entry["config"], hf.get_text_config(decoder=True))
+    assert status == "right", why
+    assert entry["sources"] and all(isinstance(v, str) and v for v in entry["sources"].values())
 
 
 def test_both_spellings_read_alike_and_equal_hf():
@@ -149,6 +166,16 @@ def test_step37_per_layer_lists_equal_hf():
     assert [lay.rotated_pairs for lay in ours.layers] == [32, 64, 64, 32]
     with pytest.raises(ConfigError, match="rope_theta"):  # HF would silently use the first layer's value
         read_model_config({"model_type": "step3p5", **fields, "rope_theta": [5e6, 1e4, 2e4, 5e6]})
+
+
+def test_exaone_string_pattern_without_layer_types_is_refused():
+    cfg = {"model_type": "exaone4", "num_hidden_layers": 8, "head_dim": 64, "sliding_window": 4096,
+           "sliding_window_pattern": "LLLG", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}}  # fmt: skip
+    with pytest.raises(ConfigError, match="sliding_window_pattern"):
+        read_model_config(cfg)
+    types = ["sliding_attention"] * 3 + ["full_attention"]
+    read = read_model_config({**cfg, "layer_types": types * 2})
+    assert [lay.rotates for lay in read.layers] == [True, True, True, False] * 2
 
 
 def test_granite_swash_zero_theta_means_nope():
