@@ -239,8 +239,9 @@ def main(argv=None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[args.command]
     try:
-        return _run(parser, args)
+        return _run(sub, args)  # errors found after parsing name the subcommand ("python -m helpers.real evaluate")
     except (FetchError, ResultsFileError) as exc:
         print(f"{parser.prog} {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
