@@ -341,3 +341,24 @@ EXCLUDED: dict[str, str] = {
     "chunked_attention, full_attention, indexed_attention, sliding_attention and non-attention types "
     "conv, gated_deltanet, kda, linear_attention, mamba, mamba2, mlp, moe, recurrent, short_conv, ssm",
 }
+
+#: Model types whose HF modeling file reads mrope_section (M-RoPE): only they may carry it.
+MROPE: tuple[str, ...] = (
+    "cosmos3_edge_text",
+    "glm4v_text",
+    "glm_image_text",
+    "glm_ocr_text",
+    "hunyuan_vl_text",
+    "hy_v4_vl_text",
+    "paddleocr_vl_text",
+    "paddleocr_vl_vision",
+    "qwen2_5_omni_dit",
+    "qwen2_5_vl_text",
+    "qwen3_5_moe_text",
+    "qwen3_5_text",
+    "qwen3_omni_moe_talker_code_predictor",
+    "qwen3_omni_moe_talker_text",
+    "qwen3_vl_moe_text",
+    "qwen3_vl_text",
+    "qwen4_exp_text",
+)

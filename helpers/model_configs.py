@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers._checks import check_int
-from helpers._model_types_all import EXCLUDED
+from helpers._model_types_all import EXCLUDED, MROPE
 from helpers.layer_schedules import no_rope_layers, sliding_layer_types
 from helpers.model_types import MODEL_TYPES, NON_ATTENTION_LAYER_TYPES, REFUSED, ROTATION_RULES
 from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
@@ -380,7 +380,9 @@ def _per_layer_lists(part: dict, model_type: str, layer_types: list[str], extra:
 
 
 def _inner_keys_allowed(rope_type: str, model_type: str, temperature_rule: str | None) -> set[str]:
-    allowed = {"rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}
+    allowed = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
+    if model_type in MROPE:  # M-RoPE splits the pairs by position axis; the frequencies are the method's
+        allowed |= {"mrope_section", "mrope_interleaved"}
     if rope_type in ROPE_SCALING:
         allowed |= set(ROPE_SCALING[rope_type].config_keys)
     if temperature_rule == "llama_4_scaling_beta":

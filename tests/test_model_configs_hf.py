@@ -168,6 +168,13 @@ def test_step37_per_layer_lists_equal_hf():
         read_model_config({"model_type": "step3p5", **fields, "rope_theta": [5e6, 1e4, 2e4, 5e6]})
 
 
+def test_mrope_sections_read_only_where_hf_reads_them():
+    from helpers.model_gallery import GALLERY
+
+    qwen = read_model_config(GALLERY["Qwen2.5-VL 7B"]["config"])
+    assert {lay.axes for lay in qwen.layers} == {(16, 24, 24)}
+
+
 def test_exaone_string_pattern_without_layer_types_is_refused():
     cfg = {"model_type": "exaone4", "num_hidden_layers": 8, "head_dim": 64, "sliding_window": 4096,
            "sliding_window_pattern": "LLLG", "rope_parameters": {"rope_type": "default", "rope_theta": 1e6}}  # fmt: skip
@@ -246,6 +253,7 @@ def test_temperatures_read_from_the_config():
         ({"attn_temperature_tuning": True}, "attn_temperature_tuning"),
         ({"model_type": "no_such_model"}, "not in the reader's table"),
         ({"model_type": "mistral_large4_text"}, "learned"),
+        ({"rope_scaling": {**LLAMA31["rope_scaling"], "mrope_section": [16, 24, 24]}}, "mrope_section"),
     ],
 )
 def test_unread_position_keys_are_refused_by_name(change, match):
