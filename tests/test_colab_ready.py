@@ -247,6 +247,10 @@ def _probe_ipywidgets7(sources: dict[str, str]) -> dict:  # pragma: no cover - r
         return _print_figure(self, *a, **k)
 
     bb.FigureCanvasBase.print_figure = counting_print_figure
+    from helpers.widgets import _common as toolkit  # its panels show frames without print_figure (blitting)
+
+    publish = toolkit._publish
+    toolkit._publish = lambda target, png: (shows.append(1), publish(target, png))
 
     def controls_of(w):
         for ch in getattr(w, "children", ()):

@@ -4,5 +4,5 @@
 
 Each panel's redraw function is a plain function (tests call it without a browser). Only APIs that
 ipywidgets 7.7 (Colab) and 8 both have are used: ``interactive_output``/``interact``, IntSlider,
-FloatSlider, FloatLogSlider, Dropdown, Checkbox, HBox/VBox, Output.
+FloatSlider, FloatLogSlider, Dropdown, Checkbox, HBox/VBox, Output, Image (a panel's frames, see ``_common``).
 """

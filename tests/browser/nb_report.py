@@ -189,9 +189,14 @@ def comparison(data: dict) -> list[str]:
     for name, e in data["notebooks"].items():
         base, mode = _split(name)
         by_nb.setdefault(base, {})[mode] = e
-    modes = sorted({m for ms in by_nb.values() for m in ms if m}, key=lambda m: (m.endswith("-ipyw7"), m))
+    order = ["before", "output", "after"]
+    modes = sorted(
+        {m for ms in by_nb.values() for m in ms if m},
+        key=lambda m: (m.endswith("-ipyw7"), order.index(m.split("-")[0]) if m.split("-")[0] in order else 9, m),
+    )
     if len(modes) < 2:
         return []
+    by_nb = {k: v for k, v in by_nb.items() if any(m in v for m in modes)}  # notebooks measured per mode only
     lines = [
         "",
         "## Code paths compared in this run",

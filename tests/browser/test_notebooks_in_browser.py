@@ -212,7 +212,7 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
             "after",
         ):  # main interactive figure: the panel with the most controls (first one on ties)
             main = max(per_cell, key=lambda i: (per_cell[i], -i))
-            shot = ARTIFACTS / "img" / f"{name}.png"
+            shot = ARTIFACTS / "img" / f"{report_name(nb_path)}.png"  # one per notebook, whatever the mode
             view = page.locator(f"{PANEL} .jp-Notebook .jp-Cell").nth(main)
             view.locator(".jp-OutputArea-output > .jupyter-widgets").first.screenshot(path=str(shot))
             finish_screenshot(shot)
