@@ -7,6 +7,7 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.learned`      trainable position table (03)
 * :mod:`helpers.rope`         RoPE frequencies, angles, rotation in both layouts, R_Θ, layout permutation (04)
 * :mod:`helpers.scaling`      RoPE length extension: PI, NTK-aware, dynamic NTK, YaRN, Llama 3, LongRoPE (05)
+* :mod:`helpers.dca`          position remapping: Dual Chunk Attention's remapped relative positions and attention (05b)
 * :mod:`helpers.score_biases` biases on the scores: ALiBi slopes and bias, T5 relative buckets and bias (06)
 * :mod:`helpers.layer_schedules` 2025–26 per-layer designs: proportional vs partial RoPE, NoPE layers, Llama 4's
   query temperature, sliding/full layer types
