@@ -67,6 +67,8 @@ def diagnose(got: object, expected: object, *, rtol: float = 1e-6, atol: float =
     """
     if got is None:
         return "it returned None (is a `return` missing?)"
+    if isinstance(got, str | bytes) or (isinstance(got, np.ndarray) and got.dtype.kind in "USO"):
+        return f"it returned text ({type(got).__name__}), not a number or an array of numbers"
     try:
         g = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
@@ -88,19 +90,40 @@ def diagnose(got: object, expected: object, *, rtol: float = 1e-6, atol: float =
     if nonzero.any() and np.all(np.abs(g[~nonzero]) <= atol):
         ratio = g[nonzero] / e[nonzero]
         if np.allclose(ratio, ratio.flat[0], rtol=1e-6) and ratio.flat[0] > 0:
-            return f"it is off by a constant factor of about {float(ratio.flat[0]):.3g}"
+            return _factor_words(float(ratio.flat[0]))
     offset = g - e
     if g.size > 1 and np.allclose(offset, offset.flat[0], rtol=0, atol=max(atol, 1e-9 * float(np.abs(e).max()))):
-        return f"every entry is off by the same amount, about {float(offset.flat[0]):+.3g}"
+        return _offset_words(float(offset.flat[0]))
     if g.size == 1:
-        rel = abs(float(offset.flat[0])) / max(abs(float(e.flat[0])), atol)
-        return (
-            f"it is off by about {rel:.0%} of the answer" if rel < 10 else "it is off by more than 10 times the answer"
-        )
+        return "it is too large" if float(offset.flat[0]) > 0 else "it is too small"
     wrong = ~np.isclose(g, e, rtol=rtol, atol=atol)
     first = tuple(int(i) for i in np.argwhere(wrong)[0])
     where = first[0] if len(first) == 1 else first
     return f"{int(wrong.sum())} of its {g.size} entries are off; the first one is at index {where}"
+
+
+#: Factors and offsets a learner's slip typically makes; any other is described without a number, since an exact
+#: factor or offset would give the expected value away (got / factor).
+_NAMED_FACTORS = {
+    "2": 2.0, "1/2": 0.5, "4": 4.0, "1/4": 0.25, "π": math.pi, "1/π": 1 / math.pi, "2π": 2 * math.pi,
+    "1/(2π)": 1 / (2 * math.pi), "10": 10.0, "1/10": 0.1, "√2": math.sqrt(2), "1/√2": 1 / math.sqrt(2),
+    "e": math.e, "1/e": 1 / math.e,
+}  # fmt: skip
+_NAMED_OFFSETS = {"+1": 1.0, "−1": -1.0, "+1/2": 0.5, "−1/2": -0.5, "+π": math.pi, "−π": -math.pi}
+
+
+def _factor_words(ratio: float) -> str:
+    for words, value in _NAMED_FACTORS.items():
+        if math.isclose(ratio, value, rel_tol=1e-3):
+            return f"it is off by a constant factor of {words}"
+    return f"every entry is {'too large' if ratio > 1 else 'too small'} by the same factor"
+
+
+def _offset_words(offset: float) -> str:
+    for words, value in _NAMED_OFFSETS.items():
+        if math.isclose(offset, value, rel_tol=1e-6):
+            return f"every entry is off by the same amount, {words}"
+    return f"every entry is {'too large' if offset > 0 else 'too small'} by the same amount"
 
 
 def _as_slips(slips: Mapping[str, Callable] | Sequence[tuple[str, Callable]]) -> list[tuple[str, Callable]]:
