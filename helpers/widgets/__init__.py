@@ -1,5 +1,6 @@
 """Thin ipywidgets panels wiring sliders to :mod:`helpers.plots`, one module per notebook: ``blindness`` (01),
-``sinusoidal`` (02), ``learned`` (03), ``rope`` (04), ``extension`` (05), ``score_biases`` (06), ``real`` (07), ``modern`` (08), and
+``sinusoidal`` (02), ``learned`` (03), ``rope`` (04), ``extension`` (05), ``score_biases`` (06), ``real`` (07), ``modern`` (08),
+``position_2026`` (09), and
 ``lab`` (05's live run of a trained lab model); ``_common`` is the toolkit every panel is built with.
 
 Each panel's redraw function is a plain function (tests call it without a browser). Only APIs that
