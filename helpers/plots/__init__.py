@@ -1,7 +1,7 @@
 """Pure matplotlib figures, one module per notebook: ``blindness`` (01), ``sinusoidal`` (02), ``learned`` (03),
 ``rope`` (04), ``extension`` (05; the methods side by side in ``extension_compared``, re-exported by
 ``extension``), ``remap`` (Dual Chunk Attention's remapped positions), ``score_biases`` (06), ``real`` (07),
-``modern`` (08), and ``lab`` (the tiny-model lab's stored results, 03 and 05); ``_style`` holds the shared axes and CJK font helpers.
+``modern`` (08), ``position_2026`` (09), and ``lab`` (the tiny-model lab's stored results, 03 and 05); ``_style`` holds the shared axes and CJK font helpers.
 
 Every ``plot_*`` function takes ``ax=None`` (or ``axes=None``), draws and returns the axes. Figures behind a slider
 are drawing classes (e.g. :class:`helpers.plots.rope.Wavelengths`): built once on an axes, then ``update(...)`` sets
