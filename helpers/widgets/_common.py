@@ -212,7 +212,7 @@ def png_bytes(fig, *, dpi: float = DPI) -> bytes:
     """
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)  # attach an Agg canvas (pyplot figures already have one)
-    if dpi == fig.dpi:
+    if dpi == fig.dpi and fig not in _FRAMES:  # a panel's figure has animated artists, which only savefig draws
         fig.canvas.draw()
         return encode_png(fig.canvas)
     buf = io.BytesIO()
