@@ -69,7 +69,7 @@ _TOP_READ = frozenset(
         "max_window_layers", "attention_chunk_size", "no_rope_layers", "no_rope_layer_interval",
         "attn_temperature_tuning", "attn_scale", "floor_scale", "qk_rope_head_dim", "qk_nope_head_dim",
         "global_head_dim", "layer_rope_theta", "position_embedding_type", "rope_interleave",
-        "max_position_embeddings", "original_max_position_embeddings",
+        "max_position_embeddings", "original_max_position_embeddings", "compress_rope_theta",
     }
 )  # fmt: skip
 _POSITION_KEY = re.compile(r"rope|rotary|theta|nope|position|temperature|^attn_scale$|^floor_scale$|^layer_types$|"
@@ -77,7 +77,21 @@ _POSITION_KEY = re.compile(r"rope|rotary|theta|nope|position|temperature|^attn_s
 #: Keys that look like position keys but are not (head counts, learned-table sizes of other towers).
 _NOT_POSITION = frozenset({"num_sliding_attention_heads", "num_position_embeddings"})
 #: Layer types that attend (any other entry of layer_types must be a known non-attention type).
-ATTENTION_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention", "indexed_attention"})
+ATTENTION_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention", "indexed_attention",
+                                   "compressed_sparse_attention", "heavily_compressed_attention"})  # fmt: skip
+#: Model types whose ``rope_parameters`` is keyed by label, not by layer type: model type -> (labels, the label of
+#: each layer type). DeepSeek-V4: sliding layers use "main", compressed (CSA / HCA) layers "compress"
+#: (HF 5.24 DeepseekV4Attention.rope_layer_type, deepseek_v4/modeling_deepseek_v4.py l.785–787).
+_ROPE_LABELS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "deepseek_v4": (
+        ("main", "compress"),
+        {"sliding_attention": "main", "compressed_sparse_attention": "compress",
+         "heavily_compressed_attention": "compress"},
+    ),
+}  # fmt: skip
+#: Model types whose rotary slice is the last qk_rope_head_dim = head_dim·partial_rotary_factor channels of a
+#: head_dim head, in interleaved pairs (HF 5.24 deepseek_v4 apply_rotary_pos_emb l.353–370: ``x[..., -rope_dim:]``).
+_TRAILING_INTERLEAVED = frozenset({"deepseek_v4"})
 #: Model types whose ``dynamic`` + ``alpha`` is HF's static NTK-α (the rename is in their rotary class).
 _NTK_ALPHA_MODELS = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe"})
 
@@ -317,6 +331,11 @@ def _rope_specs(part: dict, model_type: str, layer_types: list[str]) -> dict[str
         flat_keys = sorted(set(params) - set(nested))
         raise _refuse(model_type, "rope_parameters", flat_keys, "either a flat dict or one dict per layer type")
     attention_types = sorted({t for t in layer_types if t in ATTENTION_LAYER_TYPES})
+    if model_type in _ROPE_LABELS:
+        return _labelled_specs(part, model_type, attention_types, dict(params), bool(nested))
+    if part.get("compress_rope_theta") is not None:
+        raise _refuse(model_type, "compress_rope_theta", part["compress_rope_theta"],
+                      f"compress_rope_theta only for {sorted(_ROPE_LABELS)}")  # fmt: skip
     per_layer = isinstance(theta, (list, tuple)) or isinstance(part.get("partial_rotary_factors"), (list, tuple))
     if per_layer:  # Step-3.7: per-layer rope_theta / partial_rotary_factors, one value per layer type in HF
         if nested:
@@ -337,6 +356,61 @@ def _rope_specs(part: dict, model_type: str, layer_types: list[str]) -> dict[str
         return {t: _with_top(dict(nested[t]), part, model_type) for t in attention_types}
     flat = _with_top(dict(params), part, model_type)
     return {t: flat for t in attention_types}
+
+
+def _labelled_specs(part: dict, model_type: str, attention_types: list[str], params: dict, nested: bool):
+    """Per layer type, the rope dict of its label (DeepSeek-V4's ``main`` / ``compress``).
+
+    Nested ``{"main": {...}, "compress": {...}}`` is read as is (HF drops the top-level rope keys then); a flat dict
+    is split as HF 5.24 ``DeepseekV4Config.__post_init__`` (configuration_deepseek_v4.py l.297–315) does: main =
+    default RoPE at ``rope_theta``; compress = the flat dict at ``compress_rope_theta``, and YaRN there gets
+    ``attention_factor`` 1.0 unless given. Both get ``partial_rotary_factor``. A top-level value that disagrees
+    with the nested one is refused."""
+    labels, label_of = _ROPE_LABELS[model_type]
+    prf = part.get("partial_rotary_factor")
+    if prf is None and part.get("qk_rope_head_dim") and part.get("head_dim"):  # HF's legacy spelling
+        prf = check_int("qk_rope_head_dim", part["qk_rope_head_dim"], minimum=2) / check_int(
+            "head_dim", part["head_dim"], minimum=2
+        )
+    if nested:
+        if set(params) != set(labels):
+            raise _refuse(model_type, "rope_parameters", sorted(params), f"exactly the labels {list(labels)}")
+        by_label = {k: dict(params[k]) for k in labels}
+        for top, label in (("rope_theta", "main"), ("compress_rope_theta", "compress")):
+            if part.get(top) is not None and by_label[label].get("rope_theta", part[top]) != part[top]:
+                raise _refuse(model_type, top, part[top],
+                              f"the same as rope_parameters[{label!r}].rope_theta = {by_label[label]['rope_theta']!r}")  # fmt: skip
+        for label, spec in by_label.items():
+            if prf is None and "partial_rotary_factor" not in spec:  # HF's fallback then differs by code path
+                raise _refuse(model_type, f"rope_parameters[{label!r}]", spec,
+                              "a partial_rotary_factor (in it or at the top level)")  # fmt: skip
+    else:
+        if prf is None:  # HF DeepseekV4Config.default_partial_rotary_factor (configuration_deepseek_v4.py l.135)
+            prf = 64 / 512
+        flat = {k: v for k, v in params.items() if k != "rope_theta"}
+        main = {"rope_type": "default", "rope_theta": part.get("rope_theta", DEFAULT_THETA)}
+        compress = {"rope_type": "default", **flat, "rope_theta": part.get("compress_rope_theta", 160000.0)}
+        if compress.get("rope_type", compress.get("type")) == "yarn":
+            compress.setdefault("attention_factor", 1.0)
+        by_label = {"main": main, "compress": compress}
+    for label, spec in by_label.items():
+        if prf is not None:
+            if spec.get("partial_rotary_factor", prf) != prf:
+                raise _refuse(model_type, "partial_rotary_factor", prf,
+                              f"the same as rope_parameters[{label!r}] = {spec['partial_rotary_factor']!r}")  # fmt: skip
+            spec["partial_rotary_factor"] = prf
+    qk_rope, head = part.get("qk_rope_head_dim"), part.get("head_dim")
+    for label, spec in by_label.items():  # HF: qk_rope_head_dim = int(head_dim · partial_rotary_factor)
+        fraction = spec.get("partial_rotary_factor", 1.0)
+        if qk_rope is not None and head is not None and qk_rope != int(head * fraction):
+            raise _refuse(model_type, "qk_rope_head_dim", qk_rope,
+                          f"head_dim · partial_rotary_factor of {label!r} = {head} · {fraction} (HF derives it)")  # fmt: skip
+    out = {}
+    for t in attention_types:
+        if t not in label_of:
+            raise _refuse(model_type, "layer_types", t, f"layer types {sorted(label_of)}")
+        out[t] = by_label[label_of[t]]
+    return out
 
 
 def _with_top(params: dict, part: dict, model_type: str) -> dict:
@@ -573,6 +647,8 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
         if i is None:  # the layer type's: its first layer's
             i = layer_types.index(t)
         rope_dim = _head_dim({**part, **overrides.get(i, {})}, model_type, t)
+        if model_type in _TRAILING_INTERLEAVED:  # the rotary slice is part of head_dim (its last channels)
+            return rope_dim, rope_dim
         if part.get("qk_rope_head_dim"):  # MLA: only the decoupled slice rotates, after the nope part
             rope = check_int("qk_rope_head_dim", part["qk_rope_head_dim"], minimum=2)
             return rope_dim, rope + check_int("qk_nope_head_dim", part.get("qk_nope_head_dim") or 0, minimum=0)
@@ -598,7 +674,7 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
             layers.append(LayerPositions(i, t, False, None, 1.0, None, None, qk_dim, None, law, law_text))
             continue
         full = np.zeros(qk_dim // 2, dtype=np.float64)  # (D/2,)
-        if part.get("qk_rope_head_dim"):  # MLA: the rotated slice comes after the nope part
+        if part.get("qk_rope_head_dim") or model_type in _TRAILING_INTERLEAVED:  # the rotated slice comes last
             full[qk_dim // 2 - n_raw :] = inv[:n_raw]
         else:
             full[: len(inv)] = inv
@@ -616,7 +692,7 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
         _int_or_none(part, "sliding_window") if "sliding_attention" in layer_types else None,
         _int_or_none(part, "attention_chunk_size"),
         rule,
-        "interleaved" if part.get("rope_interleave") else "half-split",
+        "interleaved" if part.get("rope_interleave") or model_type in _TRAILING_INTERLEAVED else "half-split",
     )
     return positions, by_type
 

@@ -216,6 +216,25 @@ def _hf_rotates(text_config, package: str) -> tuple[list[bool] | None, str]:
     return out, f"{cls_name}: {' and '.join(sorted(conds))}"
 
 
+def _hf_rope_labels(text_config, package: str) -> dict[int, str]:
+    """{layer: the rope label HF's attention module of that layer uses} when its attention picks its cos/sin by a
+    ``rope_layer_type`` attribute (DeepSeek-V4: "main" / "compress"), else {} (the layer type is the key)."""
+    import torch
+
+    calls = audit_rotary_calls(package)
+    if not calls:
+        return {}
+    mod = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
+    cls = getattr(mod, calls[0][0])
+    if "rope_layer_type" not in inspect.getsource(cls):
+        return {}
+    types = list(text_config.layer_types)
+    first = {t: types.index(t) for t in dict.fromkeys(types)}  # HF sets it from config.layer_types[layer_idx]
+    with torch.device("meta"):
+        label = {t: cls(text_config, i).rope_layer_type for t, i in first.items()}  # one module per layer type
+    return {i: label[t] for i, t in enumerate(types)}
+
+
 def _hf_temperature_check(mt: str, text_config, positions, ours) -> str | None:
     """None if our temperatures equal HF's at ``positions`` on every layer; else what differs."""
     import torch
@@ -323,10 +342,11 @@ def check_config(config: dict, text) -> tuple[str, str]:
         if rotary is None:
             return "wrong", f"read, but {name}"
         mla = bool(getattr(text, "qk_rope_head_dim", None))
+        labels = _hf_rope_labels(text, package)
         for lay in ours.layers:
             if not lay.rotates:
                 continue
-            hf = _hf_frequencies(rotary, lay.layer_type)
+            hf = _hf_frequencies(rotary, labels.get(lay.layer, lay.layer_type))
             if hf is None:
                 return "wrong", f"{name} has no frequencies for layer type {lay.layer_type!r}"
             if package in ("granite_swa", "granitemoe_swa"):  # one rotary per base (GraniteSWAModel l.392)

@@ -91,6 +91,9 @@ _SPECIAL: dict[str, tuple[str, str | None]] = {
     "kimi_linear": ("none", None),
     "ministral3": ("all", "llama_4_scaling_beta"),
     "mistral4": ("all", "llama_4_scaling_beta"),
+    # label-keyed rope_parameters, read by helpers.model_configs._labelled_specs; every layer rotates
+    # (DeepseekV4Attention.forward, deepseek_v4/modeling_deepseek_v4.py l.830–833, unconditional)
+    "deepseek_v4": ("all", None),
 }
 
 #: Model types with position fields refused on purpose: model type -> reason (the coverage command prints them).
@@ -99,8 +102,6 @@ REFUSED: dict[str, str] = {
     "softmax scaling a_h·ln(p + 1) + b_h), not config values (" + _M + "mistral_large4/modeling_mistral_large4.py "
     "l.80–146)",
     "mistral_large4_text": "as mistral_large4: learned per-frequency factors and softmax scaling",
-    "deepseek_v4": "label-keyed rope_parameters (main / compress) with per-layer-type compression and RoPE on the "
-    "values: not read yet (" + _M + "deepseek_v4/configuration_deepseek_v4.py l.181–315)",
     "ernie4_5_vl_moe": "M-RoPE whose axes take interleaved and slowest pairs (H/W alternate over the fastest 44 "
     "pairs, T the slowest 20), which permutes the frequencies (" + _M + "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py "
     "l.96–130): not read",

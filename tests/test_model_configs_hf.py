@@ -61,7 +61,7 @@ def test_every_hf_model_type_is_read_right_or_refused(coverage):
     must_read = ["llama", "llama4_text", "gemma3_text", "gemma4_text", "qwen3", "qwen2_5_vl", "qwen3_5",
                  "deepseek_v3", "gpt_oss", "smollm3", "exaone4", "afmoe", "cohere2", "jamba", "nemotron_h",
                  "granitemoehybrid", "kimi_linear", "ministral3", "mistral4", "hunyuan_v1_dense", "granite_swa",
-                 "step3p7", "olmo3", "lfm2", "qwen3_next"]  # fmt: skip
+                 "step3p7", "olmo3", "lfm2", "qwen3_next", "deepseek_v4"]  # fmt: skip
     assert [mt for mt in must_read if coverage[mt][0] != "right"] == []
     for mt in REFUSED:
         if mt in coverage:
@@ -263,3 +263,64 @@ def test_unread_position_keys_are_refused_by_name(change, match):
     with pytest.raises(ConfigError, match=match) as info:
         read_model_config(cfg)
     assert "\n" not in str(info.value)
+
+
+DEEPSEEK_V4_FIELDS = {  # HF DeepseekV4Config defaults, with sliding layers and YaRN on the compressed layers
+    "num_hidden_layers": 6,
+    "head_dim": 512,
+    "hidden_size": 4096,
+    "num_attention_heads": 64,
+    "layer_types": ["sliding_attention", "sliding_attention", "compressed_sparse_attention",
+                    "heavily_compressed_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
+    "rope_theta": 10000.0,
+    "compress_rope_theta": 160000.0,
+    "max_position_embeddings": 1048576,
+    "rope_scaling": {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 65536,
+                     "beta_fast": 32.0, "beta_slow": 1.0},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", ["flat", "nested"])
+def test_deepseek_v4_labels_main_and_compress_equal_hf(spelling):
+    """DeepSeek-V4: sliding layers use the "main" RoPE (base 10⁴), compressed layers "compress" (base 1.6·10⁵,
+    YaRN, attention factor 1), on the last 64 of 512 channels in interleaved pairs; HF's rotary class per label and
+    HF's attention module's rope_layer_type per layer; both the flat spelling HF splits and the nested one."""
+    from transformers import DeepseekV4Config
+
+    from helpers.model_coverage import check_config
+
+    hf = DeepseekV4Config(**DEEPSEEK_V4_FIELDS)
+    config = {"model_type": "deepseek_v4", **DEEPSEEK_V4_FIELDS} if spelling == "flat" else hf.to_dict()
+    assert check_config(config, hf) == ("right", "rotary call unconditional")
+    pos = read_model_config(config)
+    assert pos.layout == "interleaved"
+    assert [lay.base for lay in pos.layers] == [1e4, 1e4] + [1.6e5] * 4
+    assert [lay.rope_type for lay in pos.layers] == ["default"] * 2 + ["yarn"] * 4
+    for lay in pos.layers:
+        assert lay.head_dim == 512 and lay.rotated_pairs == 32 and np.all(lay.inv_freq[:224] == 0)
+        assert lay.attention_factor == 1.0
+
+
+def test_deepseek_v4_disagreeing_values_are_refused():
+    from transformers import DeepseekV4Config
+
+    nested = DeepseekV4Config(**DEEPSEEK_V4_FIELDS).to_dict()
+    for key, value, match in [("compress_rope_theta", 5e4, "compress_rope_theta"),
+                              ("partial_rotary_factor", 0.25, "partial_rotary_factor"),
+                              ("qk_rope_head_dim", 32, "qk_rope_head_dim")]:  # fmt: skip
+        with pytest.raises(ConfigError, match=match):
+            read_model_config({**nested, key: value})
+    bare = copy.deepcopy(nested)
+    del (
+        bare["partial_rotary_factor"],
+        bare["qk_rope_head_dim"],
+        bare["rope_parameters"]["main"]["partial_rotary_factor"],
+    )
+    with pytest.raises(ConfigError, match="a partial_rotary_factor"):
+        read_model_config(bare)
+    bad = copy.deepcopy(nested)
+    bad["rope_parameters"]["global"] = bad["rope_parameters"].pop("compress")
+    with pytest.raises(ConfigError, match="labels"):
+        read_model_config(bad)
+    with pytest.raises(ConfigError, match="compress_rope_theta"):
+        read_model_config({**LLAMA31, "compress_rope_theta": 1e5})
