@@ -39,7 +39,7 @@ from helpers._model_types_all import EXCLUDED, MROPE
 from helpers.layer_schedules import no_rope_layers, sliding_layer_types
 from helpers.model_types import MODEL_TYPES, NON_ATTENTION_LAYER_TYPES, REFUSED, ROTATION_RULES
 from helpers.scaling import ROPE_SCALING, rope_parameters_from_config
-from helpers.temperature import llama4_attn_temperature, llama_4_scaling_temperature
+from helpers.temperature import learned_log_temperature, llama4_attn_temperature, llama_4_scaling_temperature
 
 __all__ = [
     "ConfigError",
@@ -92,6 +92,20 @@ _ROPE_LABELS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
 #: Model types whose rotary slice is the last qk_rope_head_dim = head_dim·partial_rotary_factor channels of a
 #: head_dim head, in interleaved pairs (HF 5.24 deepseek_v4 apply_rotary_pos_emb l.353–370: ``x[..., -rope_dim:]``).
 _TRAILING_INTERLEAVED = frozenset({"deepseek_v4"})
+#: Model types whose code always lays the rotary pairs out interleaved (no rope_interleave key): DeepSeek-V4, and
+#: Mistral Large 4 (apply_rotary_pos_emb_interleave, mistral_large4/modeling_mistral_large4.py l.149–190, 431–438).
+_ALWAYS_INTERLEAVED = frozenset({"deepseek_v4", "mistral_large4", "mistral_large4_text"})
+#: The learned tensors a model type's position design needs (not in its config): name -> (shape, checkpoint tensor).
+#: Mistral Large 4: θ_i·exp(α_i) (LeRoPE, MistralLarge4TextRotaryEmbedding.alpha, l.96–98, 121–124) and, on every
+#: layer, the query factor a_h·ln(p + 1) + b_h (MistralLarge4TextSoftmaxScaling, l.133–146, applied l.447–449).
+LEARNED_TENSORS: dict[str, dict[str, str]] = {
+    mt: {
+        "rope_alpha": "(qk_rope_head_dim/2,): model.rotary_emb.alpha",
+        "softmax_scale": "(num_hidden_layers, num_attention_heads): layers.ℓ.self_attn.softmax_scaling.scale",
+        "softmax_bias": "(num_hidden_layers, num_attention_heads): layers.ℓ.self_attn.softmax_scaling.bias",
+    }
+    for mt in ("mistral_large4", "mistral_large4_text")
+}
 #: Model types whose ``dynamic`` + ``alpha`` is HF's static NTK-α (the rename is in their rotary class).
 _NTK_ALPHA_MODELS = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe"})
 
@@ -594,22 +608,70 @@ def _temperature(rule: str | None, part: dict, spec: dict, rotates: bool):
     return None, None
 
 
-def read_model_config(config) -> ModelPositions:
+def _learned(learned, model_type: str, part: dict, n_layers: int) -> dict[str, np.ndarray] | None:
+    """The learned tensors of a model type that needs them (:data:`LEARNED_TENSORS`), checked; None otherwise."""
+    need = LEARNED_TENSORS.get(model_type)
+    if need is None:
+        if learned is not None:
+            raise ConfigError(f"model_type {model_type!r}: learned = {sorted(learned)!r} is not read; learned "
+                              f"tensors only for {sorted(LEARNED_TENSORS)}")  # fmt: skip
+        return None
+    wanted = "; ".join(f"{k} {v}" for k, v in need.items())
+    if learned is None:
+        raise ConfigError(f"model_type {model_type!r}: its per-frequency factors exp(α_i) and per-head query factor "
+                          f"a_h·ln(p + 1) + b_h are learned weights, not config values; pass learned={{...}} with "
+                          f"{wanted}")  # fmt: skip
+    if not isinstance(learned, Mapping) or set(learned) != set(need):
+        got = sorted(learned) if isinstance(learned, Mapping) else type(learned).__name__
+        raise ConfigError(f"model_type {model_type!r}: learned = {got!r}; give exactly {wanted}")
+    heads = check_int("num_attention_heads", part.get("num_attention_heads"), minimum=1)
+    pairs = check_int("qk_rope_head_dim", part.get("qk_rope_head_dim"), minimum=2) // 2
+    shapes = {"rope_alpha": (pairs,), "softmax_scale": (n_layers, heads), "softmax_bias": (n_layers, heads)}
+    out = {}
+    for key, shape in shapes.items():
+        value = np.asarray(learned[key], dtype=np.float64)
+        if value.shape != shape or not np.all(np.isfinite(value)):
+            raise ConfigError(f"model_type {model_type!r}: learned[{key!r}] has shape {value.shape}; give finite "
+                              f"values of shape {shape} ({need[key]})")  # fmt: skip
+        out[key] = value
+    return out
+
+
+def _head_temperature(scale: np.ndarray, bias: np.ndarray):
+    """τ_h(p) = a_h·ln(p + 1) + b_h for every head: positions (T,) -> float64 (H, T)."""
+    for a, b in zip(scale, bias, strict=True):  # refuse a factor that can turn negative, before it is used
+        learned_log_temperature(np.zeros(1), scale=float(a), bias=float(b))
+
+    def law(p: np.ndarray) -> np.ndarray:
+        return np.stack([learned_log_temperature(p, scale=float(a), bias=float(b)) for a, b in zip(scale, bias,
+                                                                                                   strict=True)])  # fmt: skip
+
+    return law
+
+
+def read_model_config(config, learned: Mapping | None = None) -> ModelPositions:
     """A model's position design per layer, from its whole ``config.json`` (a dict or a path); strict.
 
     Reads the language model's part (``text_config`` of a composite config), keyed by its ``model_type``, which
     must be in :data:`helpers.model_types.MODEL_TYPES` (the rule of its HF 5.24 code for which layers rotate).
     Per layer: rotates or not; ``inv_freq`` (D/2,) float64, 0 for unrotated pairs (partial RoPE, proportional RoPE,
-    MLA's nope part); the attention factor; the query temperature τ(p). Raises :class:`ConfigError` naming the key,
+    MLA's nope part); the attention factor; the query temperature τ(p) ((T,), or (H, T) for a per-head law).
+    ``learned``: the learned tensors of a model type that has them (:data:`LEARNED_TENSORS`, Mistral Large 4: its
+    per-frequency factors and per-head query factors), refused for any other. Raises :class:`ConfigError` naming the key,
     the value and what is read, for any position key it does not read or a model type it does not know.
     Source: HF 5.24 ``RotaryEmbeddingConfigMixin.standardize_rope_params``, ``ROPE_INIT_FUNCTIONS``, and the
     modeling files cited in :mod:`helpers.model_types`; checked against HF's rotary classes by
     ``tests/test_model_configs_hf.py``.
     """
-    return _read(config)[0]
+    try:
+        return _read(config, learned)[0]
+    except ValueError as exc:  # a learned value the temperature law refuses
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"learned tensors refused: {exc}") from None
 
 
-def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
+def _read(config, learned: Mapping | None = None) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
     """The reader, plus each attention layer type's RoPE as :func:`rope_by_layer_type` reports it."""
     part, model_type = _text_part(_load(config))
     rule, temp_rule = MODEL_TYPES[model_type]
@@ -622,6 +684,7 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
     if "num_hidden_layers" not in part:
         raise ConfigError(f"model_type {model_type!r}: the config gives no num_hidden_layers")
     n_layers = check_int("num_hidden_layers", part["num_hidden_layers"], minimum=1)
+    weights = _learned(learned, model_type, part, n_layers)
     if model_type == "jamba" and part.get("layer_types") is None:
         # HF JambaConfig.layers_block_type: attention iff ℓ % attn_layer_period == attn_layer_offset, else Mamba
         period = check_int("attn_layer_period", part.get("attn_layer_period", 8), minimum=1)
@@ -640,6 +703,10 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
     layer_types = _layer_types(part, n_layers, model_type)
     rotates = _rotates(rule, part, model_type, layer_types)  # (layers,)
     specs = _rope_specs(part, model_type, layer_types)
+    for spec in specs.values():  # MistralLarge4TextAttention: softmax scale ×mscale² (yarn_apply_mscale, l.326–332)
+        if weights is not None and spec.get("mscale_all_dim") and spec.get("rope_type", "default") != "default":
+            raise _refuse(model_type, "rope_parameters.mscale_all_dim", spec["mscale_all_dim"],
+                          "0 or absent (it changes the softmax scale, which the reader does not give)")  # fmt: skip
     overrides = _per_layer_overrides(part, model_type, n_layers)
 
     def dims(t: str, i: int | None = None) -> tuple[int, int]:
@@ -670,9 +737,14 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
             cache[key] = _checked_rope(spec, part, model_type, temp_rule, rope_dim)
         rope_type, base, inv, factor, axes, n_raw = cache[key]
         law, law_text = _temperature(temp_rule, part, spec, bool(rotates[i]))
+        if weights is not None:  # every layer scales its queries (MistralLarge4TextAttention.forward l.447–449)
+            law = _head_temperature(weights["softmax_scale"][i], weights["softmax_bias"][i])
+            law_text = "learned a_h·ln(p + 1) + b_h per head"
         if not rotates[i]:
             layers.append(LayerPositions(i, t, False, None, 1.0, None, None, qk_dim, None, law, law_text))
             continue
+        if weights is not None:  # LeRoPE: θ_i·exp(α_i) on the rotary pairs
+            inv = np.concatenate([inv[:n_raw] * np.exp(weights["rope_alpha"]), inv[n_raw:]])  # (D_r/2,)
         full = np.zeros(qk_dim // 2, dtype=np.float64)  # (D/2,)
         if part.get("qk_rope_head_dim") or model_type in _TRAILING_INTERLEAVED:  # the rotated slice comes last
             full[qk_dim // 2 - n_raw :] = inv[:n_raw]
@@ -692,7 +764,7 @@ def _read(config) -> tuple[ModelPositions, dict[str, LayerTypeRope]]:
         _int_or_none(part, "sliding_window") if "sliding_attention" in layer_types else None,
         _int_or_none(part, "attention_chunk_size"),
         rule,
-        "interleaved" if part.get("rope_interleave") or model_type in _TRAILING_INTERLEAVED else "half-split",
+        "interleaved" if part.get("rope_interleave") or model_type in _ALWAYS_INTERLEAVED else "half-split",
     )
     return positions, by_type
 

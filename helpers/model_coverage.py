@@ -90,6 +90,27 @@ def audit_rotary_calls(package: str) -> tuple[tuple[str, int, tuple[str, ...]], 
     return tuple(found)
 
 
+def _attention_forward_calls(package: str, name: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Every call ``self.<name>(…)`` in an attention class's ``forward``: (class, the ``if`` tests around it)."""
+    src = _modeling_source(package)
+    found = []
+    for cls in ast.walk(ast.parse(src[1])) if src else ():
+        if not (isinstance(cls, ast.ClassDef) and cls.name.endswith("Attention")):
+            continue
+        for fn in cls.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "forward"):
+                continue
+
+            def walk(node, tests, owner=cls.name):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
+                    found.append((owner, tuple(tests)))
+                for child in ast.iter_child_nodes(node):
+                    walk(child, [*tests, ast.unparse(node.test)] if isinstance(node, (ast.If, ast.IfExp)) else tests)
+
+            walk(fn, [])
+    return found
+
+
 def _package(config) -> str:
     return type(config).__module__.split(".")[-2]
 
@@ -235,7 +256,58 @@ def _hf_rope_labels(text_config, package: str) -> dict[int, str]:
     return {i: label[t] for i, t in enumerate(types)}
 
 
-def _hf_temperature_check(mt: str, text_config, positions, ours) -> str | None:
+def _random_learned(text_config) -> dict[str, np.ndarray]:
+    """Seeded stand-ins for a checkpoint's learned tensors (Mistral Large 4): α ~ N(0, 0.3²) per rotary pair,
+    a_h ~ U(0, 0.2), b_h ~ U(0.8, 1.2) per layer and head; the same values go into HF's modules."""
+    rng = np.random.default_rng(0)
+    n, h = int(text_config.num_hidden_layers), int(text_config.num_attention_heads)
+    return {"rope_alpha": rng.normal(0.0, 0.3, int(text_config.qk_rope_head_dim) // 2),
+            "softmax_scale": rng.uniform(0.0, 0.2, (n, h)), "softmax_bias": rng.uniform(0.8, 1.2, (n, h))}  # fmt: skip
+
+
+def _hf_forward_frequencies(rotary, alpha: np.ndarray) -> np.ndarray:
+    """The frequencies HF's rotary forward uses with ``alpha`` loaded: the angles at position 1, captured as the
+    argument of its ``cos`` (float32 in HF, so compared to rtol 1e-6)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    seen = []
+
+    class Capture(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func in (torch.Tensor.cos, torch.cos):
+                seen.append(args[0].detach().clone())
+            return func(*args, **(kwargs or {}))
+
+    with torch.no_grad():
+        rotary.alpha.copy_(torch.as_tensor(alpha, dtype=rotary.alpha.dtype))
+        with Capture():
+            rotary(torch.ones(1, dtype=torch.float32), torch.ones(1, 1, dtype=torch.long))
+    emb = seen[0][0, 0].double().numpy()  # (D_r,) = cat(θ·1, θ·1)
+    return emb[: len(emb) // 2]  # (D_r/2,)
+
+
+def _hf_learned_temperatures(package: str, learned: dict, positions) -> np.ndarray:
+    """HF's per-head query factor of every layer at ``positions``: float64 (layers, H, T), from its
+    ``*SoftmaxScaling`` module with the learned scale and bias loaded, applied to a query of ones."""
+    import torch
+
+    mod = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
+    cls = next(v for k, v in vars(mod).items() if k.endswith("SoftmaxScaling") and inspect.isclass(v))
+    n, h = learned["softmax_scale"].shape
+    pos = torch.as_tensor(np.asarray(positions), dtype=torch.long)[None]  # (1, T)
+    out = []
+    with torch.no_grad():
+        for i in range(n):
+            m = cls(h).double()
+            m.scale.copy_(torch.as_tensor(learned["softmax_scale"][i]))
+            m.bias.copy_(torch.as_tensor(learned["softmax_bias"][i]))
+            q = torch.ones(1, h, pos.shape[1], 1, dtype=torch.float64)  # (1, H, T, 1)
+            out.append(m(q, pos, head_dim_first=True)[0, :, :, 0].numpy())  # (H, T)
+    return np.stack(out)  # (layers, H, T)
+
+
+def _hf_temperature_check(mt: str, text_config, positions, ours, learned=None) -> str | None:
     """None if our temperatures equal HF's at ``positions`` on every layer; else what differs."""
     import torch
 
@@ -245,6 +317,12 @@ def _hf_temperature_check(mt: str, text_config, positions, ours) -> str | None:
     temps = np.stack([lay.temperature(positions) for lay in ours.layers])  # (layers, T)
     if not uses:
         return None if np.all(temps == 1.0) else "the reader gives a temperature HF's code does not have"
+    if learned is not None:  # every attention forward scales its queries: its softmax_scaling call is unconditional
+        calls = _attention_forward_calls(package, "softmax_scaling")
+        if not calls or any(conds for _, conds in calls):
+            return f"HF's softmax_scaling calls are conditional or absent ({calls}): not read"
+        hf = _hf_learned_temperatures(package, learned, positions)  # (layers, H, T)
+        return None if np.allclose(temps, hf, rtol=1e-6, atol=0) else "learned per-head temperature differs"
     mod = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
     if hasattr(mod, "get_llama_4_attn_scale"):
         rp = text_config.rope_parameters
@@ -322,11 +400,12 @@ def check_model_type(mt: str) -> tuple[str, str]:
 def check_config(config: dict, text) -> tuple[str, str]:
     """("right" | "refused" | "wrong", reason): the reader on ``config`` (a config.json dict) against HF's code
     built from ``text`` (HF's config object of the same model, its text part)."""
-    from helpers.model_configs import ConfigError, read_model_config
+    from helpers.model_configs import LEARNED_TENSORS, ConfigError, read_model_config
 
     mt = text.model_type
+    learned = _random_learned(text) if mt in LEARNED_TENSORS else None
     try:
-        ours = read_model_config(config)
+        ours = read_model_config(config, learned)
     except ConfigError as exc:
         return "refused", str(exc)
     package = _package(text)
@@ -347,6 +426,8 @@ def check_config(config: dict, text) -> tuple[str, str]:
             if not lay.rotates:
                 continue
             hf = _hf_frequencies(rotary, labels.get(lay.layer, lay.layer_type))
+            if learned is not None:  # HF's own forward with the learned α loaded
+                hf = (_hf_forward_frequencies(rotary, learned["rope_alpha"]), hf[1])
             if hf is None:
                 return "wrong", f"{name} has no frequencies for layer type {lay.layer_type!r}"
             if package in ("granite_swa", "granitemoe_swa"):  # one rotary per base (GraniteSWAModel l.392)
@@ -357,7 +438,7 @@ def check_config(config: dict, text) -> tuple[str, str]:
                 return "wrong", f"layer {lay.layer} ({lay.layer_type}): {problem} ({name})"
             if not np.isclose(lay.attention_factor, hf[1], rtol=1e-6):
                 return "wrong", f"attention factor {lay.attention_factor} vs HF {hf[1]} ({name})"
-    problem = _hf_temperature_check(mt, text, POSITIONS, ours)
+    problem = _hf_temperature_check(mt, text, POSITIONS, ours, learned)
     if problem:
         return "wrong", problem
     return "right", how

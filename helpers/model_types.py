@@ -94,14 +94,14 @@ _SPECIAL: dict[str, tuple[str, str | None]] = {
     # label-keyed rope_parameters, read by helpers.model_configs._labelled_specs; every layer rotates
     # (DeepseekV4Attention.forward, deepseek_v4/modeling_deepseek_v4.py l.830–833, unconditional)
     "deepseek_v4": ("all", None),
+    # no_rope_layers as Llama 4 (MistralLarge4TextAttention.use_rope, l.340, 432); learned frequencies and query
+    # factors come with read_model_config(..., learned=...) (helpers.model_configs.LEARNED_TENSORS)
+    "mistral_large4": ("no_rope_layers", None),
+    "mistral_large4_text": ("no_rope_layers", None),
 }
 
 #: Model types with position fields refused on purpose: model type -> reason (the coverage command prints them).
 REFUSED: dict[str, str] = {
-    "mistral_large4": "frequencies and query temperature are learned weights (LeRoPE's per-frequency α_i, the "
-    "softmax scaling a_h·ln(p + 1) + b_h), not config values (" + _M + "mistral_large4/modeling_mistral_large4.py "
-    "l.80–146)",
-    "mistral_large4_text": "as mistral_large4: learned per-frequency factors and softmax scaling",
     "ernie4_5_vl_moe": "M-RoPE whose axes take interleaved and slowest pairs (H/W alternate over the fastest 44 "
     "pairs, T the slowest 20), which permutes the frequencies (" + _M + "ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py "
     "l.96–130): not read",

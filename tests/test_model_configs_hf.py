@@ -324,3 +324,42 @@ def test_deepseek_v4_disagreeing_values_are_refused():
         read_model_config(bad)
     with pytest.raises(ConfigError, match="compress_rope_theta"):
         read_model_config({**LLAMA31, "compress_rope_theta": 1e5})
+
+
+@pytest.mark.parametrize("model_type", ["mistral_large4", "mistral_large4_text"])
+def test_mistral_large4_learned_factors_and_temperature_equal_hf(model_type):
+    """Mistral Large 4: θ_i·exp(α_i) against HF's rotary forward with α loaded, every fourth layer NoPE (HF's
+    attention modules), a_h·ln(p + 1) + b_h per layer and head against HF's SoftmaxScaling at several positions."""
+    from transformers import CONFIG_MAPPING
+
+    from helpers.model_coverage import POSITIONS, _random_learned, check_config
+
+    hf = CONFIG_MAPPING[model_type]()
+    text = hf.get_text_config(decoder=True)
+    assert check_config(hf.to_dict(), text) == ("right", "MistralLarge4TextAttention: self.use_rope")
+    learned = _random_learned(text)
+    pos = read_model_config(hf.to_dict(), learned)
+    assert pos.layout == "interleaved"
+    assert [lay.rotates for lay in pos.layers] == [bool(r) for r in text.no_rope_layers]
+    lay = pos.layers[0]
+    assert lay.head_dim == 128 and np.all(lay.inv_freq[:32] == 0) and lay.rotated_pairs == 32
+    assert pos.layers[3].temperature(POSITIONS).shape == (text.num_attention_heads, len(POSITIONS))
+
+
+def test_mistral_large4_needs_its_learned_tensors():
+    from transformers import CONFIG_MAPPING
+
+    from helpers.model_coverage import _random_learned
+
+    hf = CONFIG_MAPPING["mistral_large4"]()
+    config, learned = hf.to_dict(), _random_learned(hf.get_text_config(decoder=True))
+    with pytest.raises(ConfigError, match="learned weights, not config values; pass learned="):
+        read_model_config(config)
+    with pytest.raises(ConfigError, match="rope_alpha"):
+        read_model_config(config, {**learned, "rope_alpha": learned["rope_alpha"][:-1]})
+    with pytest.raises(ConfigError, match="give exactly"):
+        read_model_config(config, {"rope_alpha": learned["rope_alpha"]})
+    with pytest.raises(ConfigError, match="bias"):
+        read_model_config(config, {**learned, "softmax_bias": -learned["softmax_bias"]})
+    with pytest.raises(ConfigError, match="learned tensors only for"):
+        read_model_config(LLAMA31, learned)
