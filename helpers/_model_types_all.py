@@ -30,6 +30,7 @@ ALL_ROTATE: tuple[str, ...] = (
     "deepseek_v2",
     "deepseek_v3",
     "deepseek_v32",
+    "deepseek_v4",
     "dia_encoder",
     "diffllama",
     "diffusion_gemma_text",
@@ -78,6 +79,7 @@ ALL_ROTATE: tuple[str, ...] = (
     "hyperclovax",
     "idefics",
     "jais2",
+    "jetmoe",
     "jina_embeddings_v3",
     "kimi_k25_vision",
     "laguna",
@@ -160,49 +162,49 @@ ALL_ROTATE: tuple[str, ...] = (
 EXCLUDED: dict[str, str] = {
     "bamba": "which layers rotate differs from HF (rotary call unconditional) at layers [0, 1, 2, 3, 4]",
     "blt": "model_type 'blt': local_attention_window_len = 512 is not read; supported: the position keys "
-    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, floor_scale, "
-    "global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
-    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, partial_rotary_factor, "
-    "partial_rotary_factors, position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, "
-    "rope_interleave, rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
+    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
+    "compress_rope_theta, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
+    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
+    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, "
+    "rope_scaling, rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "dbrx": "model_type 'dbrx': the config gives no num_hidden_layers",
-    "dia_decoder": "model_type 'dia' is not in the reader's table of 220 HF 5.24 model types "
+    "dia_decoder": "model_type 'dia' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, "
     "so it is refused rather than guessed",
     "dinov3_vit": "read, but no HF rotary class builds from this config",
     "doge": "model_type 'doge': keep_window_size = 2048 is not read; supported: the position keys "
-    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, floor_scale, "
-    "global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
-    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, partial_rotary_factor, "
-    "partial_rotary_factors, position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, "
-    "rope_interleave, rope_parameters, rope_scaling, rope_theta, sliding_window, "
-    "sliding_window_pattern, use_sliding_window",
+    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
+    "compress_rope_theta, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
+    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
+    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, "
+    "rope_scaling, rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "dory": "which layers rotate differs from HF (rotary call unconditional) at layers [1, 3, 5, 7, 9]",
     "dots3_note_text": "model_type 'dots3_note_text': per_layer_config['02'].qk_nope_head_dim = 192 is not "
     "read; supported: head_dim per layer",
     "edgetam_video": "model_type 'edgetam_video': memory_attention_rope_feat_sizes = [64, 64] is not read; "
     "supported: the position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
-    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
-    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
-    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
-    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
+    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
+    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
+    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, qk_nope_head_dim, "
+    "qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, rope_theta, "
+    "sliding_window, sliding_window_pattern, use_sliding_window",
     "eomt_dinov3": "layer 0 (full_attention): pairs HF does not rotate are not exactly 0 (EomtDinov3RotaryEmbedding)",
     "ernie4_5_vl_moe_vision": "model_type 'ernie4_5_vl_moe_vision': the config gives no num_hidden_layers",
     "falcon_h1": "which layers rotate differs from HF (rotary call unconditional) at layers [0, 1, 2, 3, 4]",
-    "gemma": "model_type 'colpali' is not in the reader's table of 220 HF 5.24 model types "
+    "gemma": "model_type 'colpali' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, so it "
     "is refused rather than guessed",
     "gemma4_vision": "model_type 'gemma4_vision': position_embedding_size = 10240 is not read; supported: the "
     "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
-    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
-    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
-    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
-    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
+    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
+    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
+    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, qk_nope_head_dim, "
+    "qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, rope_theta, "
+    "sliding_window, sliding_window_pattern, use_sliding_window",
     "glm4_moe": "model_type 'glm4_moe': rope parameters {'rope_theta': 10000.0, 'partial_rotary_factor': 0.5, "
     "'rope_type': 'default'} refused: head_dim * partial_rotary_factor = 42 * 0.5 gives 21 rotated "
     "dimensions; it must be even and > 0",
@@ -215,33 +217,32 @@ EXCLUDED: dict[str, str] = {
     "glm5_next_vision": "model_type 'glm5_next_vision': the config gives no num_hidden_layers",
     "glm_ocr_vision": "model_type 'glm_ocr_vision': the config gives no num_hidden_layers",
     "inkling2_vision": "HF's modeling file scales queries by position in a way the reader does not read",
-    "jetmoe": "layer 0 (full_attention): HF has 64 frequencies, the reader 32 (JetMoeRotaryEmbedding)",
     "lasr_encoder": "model_type 'lasr_encoder': dropout_positions = 0.0 is not read; supported: the position "
     "keys _sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
-    "floor_scale, global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
-    "max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "compress_rope_theta, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
+    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
     "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
     "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
     "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
     "use_sliding_window",
     "minimax_m3_vl_text": "model_type 'minimax_m3_vl_text': rotary_dim = 64 is not read; supported: the "
     "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, "
-    "layer_types, max_position_embeddings, max_window_layers, no_rope_layer_interval, "
-    "no_rope_layers, original_max_position_embeddings, partial_rotary_factor, "
-    "partial_rotary_factors, position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, "
-    "rope_interleave, rope_parameters, rope_scaling, rope_theta, sliding_window, "
-    "sliding_window_pattern, use_sliding_window",
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
+    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
+    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
+    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, "
+    "qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, "
+    "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "minimax_m3_vl_vision": "layer 0 (full_attention): axial frequencies differ (ours 40, HF 13 entries) "
     "(MiniMaxM3VLVisionRotaryEmbedding)",
-    "modernbert": "model_type 'colmodernvbert' is not in the reader's table of 220 HF 5.24 model types "
+    "modernbert": "model_type 'colmodernvbert' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, "
     "so it is refused rather than guessed",
     "molmo2_text": "model_type 'molmo2_text': rope_scaling_layers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
     "13, 14, 15, 16, 17, 18, 19, 20, 21... is not read; supported: the position keys "
     "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
-    "floor_scale, global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
-    "max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "compress_rope_theta, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
+    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
     "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
     "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
     "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
@@ -255,33 +256,34 @@ EXCLUDED: dict[str, str] = {
     "pocket_tts_audio_tokenizer_encoder": "read, but no HF rotary class builds from this config",
     "qwen2_5_omni_talker": "model_type 'qwen2_5_omni_talker': position_id_per_seconds = 25 is not read; "
     "supported: the position keys _sliding_window_pattern, attention_chunk_size, "
-    "attn_scale, attn_temperature_tuning, floor_scale, global_head_dim, "
+    "attn_scale, attn_temperature_tuning, compress_rope_theta, floor_scale, "
+    "global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
+    "max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
+    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
+    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
+    "use_sliding_window",
+    "qwen2_5_omni_text": "model_type 'qwen2_5_omni' is not in the reader's table of 223 HF 5.24 model types "
+    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
+    "code, so it is refused rather than guessed",
+    "qwen2_5_omni_vision_encoder": "model_type 'qwen2_5_omni_vision_encoder': window_size = 112 is not read; "
+    "supported: the position keys _sliding_window_pattern, attention_chunk_size, "
+    "attn_scale, attn_temperature_tuning, compress_rope_theta, floor_scale, "
+    "global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
+    "max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "original_max_position_embeddings, partial_rotary_factor, "
+    "partial_rotary_factors, position_embedding_type, qk_nope_head_dim, "
+    "qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, "
+    "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
+    "qwen2_5_vl_vision": "model_type 'qwen2_5_vl_vision': window_size = 112 is not read; supported: the "
+    "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
     "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
     "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
     "partial_rotary_factor, partial_rotary_factors, position_embedding_type, "
     "qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, "
     "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
-    "qwen2_5_omni_text": "model_type 'qwen2_5_omni' is not in the reader's table of 220 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
-    "code, so it is refused rather than guessed",
-    "qwen2_5_omni_vision_encoder": "model_type 'qwen2_5_omni_vision_encoder': window_size = 112 is not read; "
-    "supported: the position keys _sliding_window_pattern, attention_chunk_size, "
-    "attn_scale, attn_temperature_tuning, floor_scale, global_head_dim, "
-    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
-    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
-    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, "
-    "qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, "
-    "rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
-    "qwen2_5_vl_vision": "model_type 'qwen2_5_vl_vision': window_size = 112 is not read; supported: the "
-    "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
-    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
-    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
-    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
-    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
-    "qwen2_vl_text": "model_type 'colqwen2' is not in the reader's table of 220 HF 5.24 model types "
+    "qwen2_vl_text": "model_type 'colqwen2' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
     "code, so it is refused rather than guessed",
     "qwen2_vl_vision": "model_type 'qwen2_vl_vision': the config gives no num_hidden_layers",
@@ -296,50 +298,53 @@ EXCLUDED: dict[str, str] = {
     "qwen4_exp_vision": "model_type 'qwen4_exp_vision': the config gives no num_hidden_layers",
     "recurrent_gemma": "model_type 'recurrent_gemma': attention_window_size = 2048 is not read; supported: the "
     "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
-    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
-    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
-    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
-    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
+    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
+    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
+    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, "
+    "qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, "
+    "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "sam2_video": "model_type 'sam2_video': memory_attention_rope_feat_sizes = [64, 64] is not read; supported: "
     "the position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
-    "attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
-    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
-    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
-    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
-    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
-    "use_sliding_window",
+    "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
+    "layer_rope_theta, layer_types, max_position_embeddings, max_window_layers, "
+    "no_rope_layer_interval, no_rope_layers, original_max_position_embeddings, "
+    "partial_rotary_factor, partial_rotary_factors, position_embedding_type, qk_nope_head_dim, "
+    "qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, rope_theta, "
+    "sliding_window, sliding_window_pattern, use_sliding_window",
     "sam3_tracker_video": "model_type 'sam3_tracker_video': memory_attention_rope_feat_sizes = [72, 72] is not "
     "read; supported: the position keys _sliding_window_pattern, attention_chunk_size, "
-    "attn_scale, attn_temperature_tuning, floor_scale, global_head_dim, layer_rope_theta, "
-    "layer_types, max_position_embeddings, max_window_layers, no_rope_layer_interval, "
-    "no_rope_layers, original_max_position_embeddings, partial_rotary_factor, "
-    "partial_rotary_factors, position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, "
-    "rope_interleave, rope_parameters, rope_scaling, rope_theta, sliding_window, "
-    "sliding_window_pattern, use_sliding_window",
-    "sam3_vit_model": "model_type 'sam3_vit_model': window_size = 24 is not read; supported: the position keys "
-    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
-    "floor_scale, global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
+    "attn_scale, attn_temperature_tuning, compress_rope_theta, floor_scale, "
+    "global_head_dim, layer_rope_theta, layer_types, max_position_embeddings, "
     "max_window_layers, no_rope_layer_interval, no_rope_layers, "
     "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
     "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
     "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
     "use_sliding_window",
+    "sam3_vit_model": "model_type 'sam3_vit_model': window_size = 24 is not read; supported: the position keys "
+    "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
+    "compress_rope_theta, floor_scale, global_head_dim, layer_rope_theta, layer_types, "
+    "max_position_embeddings, max_window_layers, no_rope_layer_interval, no_rope_layers, "
+    "original_max_position_embeddings, partial_rotary_factor, partial_rotary_factors, "
+    "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
+    "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
+    "use_sliding_window",
     "sapiens2": "read, but no HF rotary class builds from this config",
-    "t5_gemma_module": "model_type 't5gemma' is not in the reader's table of 220 HF 5.24 model types "
+    "t5_gemma_module": "model_type 't5gemma' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
     "code, so it is refused rather than guessed",
-    "t5gemma2_decoder": "model_type 't5gemma2' is not in the reader's table of 220 HF 5.24 model types "
+    "t5gemma2_decoder": "model_type 't5gemma2' is not in the reader's table of 223 HF 5.24 model types "
     "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
     "code, so it is refused rather than guessed",
     "unlimited_ocr_text": "model_type 'unlimited_ocr_text': layer_types = ['reference_sliding_attention'] is "
-    "not read; supported: attention types chunked_attention, full_attention, "
-    "indexed_attention, sliding_attention and non-attention types conv, gated_deltanet, "
-    "kda, linear_attention, mamba, mamba2, mlp, moe, recurrent, short_conv, ssm",
+    "not read; supported: attention types chunked_attention, compressed_sparse_attention, "
+    "full_attention, heavily_compressed_attention, indexed_attention, sliding_attention "
+    "and non-attention types conv, gated_deltanet, kda, linear_attention, mamba, mamba2, "
+    "mlp, moe, recurrent, short_conv, ssm",
     "zaya": "model_type 'zaya': layer_types = ['hybrid'] is not read; supported: attention types "
-    "chunked_attention, full_attention, indexed_attention, sliding_attention and non-attention types "
-    "conv, gated_deltanet, kda, linear_attention, mamba, mamba2, mlp, moe, recurrent, short_conv, ssm",
+    "chunked_attention, compressed_sparse_attention, full_attention, heavily_compressed_attention, "
+    "indexed_attention, sliding_attention and non-attention types conv, gated_deltanet, kda, "
+    "linear_attention, mamba, mamba2, mlp, moe, recurrent, short_conv, ssm",
 }
 
 #: Model types whose HF modeling file reads mrope_section (M-RoPE): only they may carry it.

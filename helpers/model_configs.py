@@ -10,7 +10,9 @@ Jamba never rotate, Ministral 3 multiplies its queries by a temperature that gro
   cos/sin and the query temperature as a function of position. Both spellings (``rope_theta`` + ``rope_scaling``
   with ``type`` or ``rope_type``; ``rope_parameters`` flat or keyed by layer type), per-layer lists (Step-3.7's
   ``rope_theta`` / ``partial_rotary_factors``, granite-swash's ``layer_rope_theta`` with 0 = NoPE), Hunyuan's
-  ``alpha``, ``llama_4_scaling_beta``, Llama 4's temperature tuning, ``axial`` and M-RoPE sections. Strict: every
+  ``alpha``, ``llama_4_scaling_beta``, Llama 4's temperature tuning, ``axial``, M-RoPE sections, DeepSeek-V4's
+  label-keyed ``rope_parameters`` (``main`` on sliding layers, ``compress`` on compressed ones), and Mistral Large 4's
+  learned per-frequency factors and per-head query factors (given as ``learned=``, not in a config). Strict: every
   position key is read or refused (:class:`ConfigError` names the key, the value, the model type and what is
   supported); a ``model_type`` whose layer rule is not in :data:`helpers.model_types.MODEL_TYPES` is refused.
 * :func:`rope_by_layer_type`, :func:`layer_table`, :func:`slow_pair_share`: notebook 08's views, built on it.
@@ -264,9 +266,19 @@ def _int_or_none(part: dict, key: str) -> int | None:
     return None if value is None else check_int(key, value, minimum=1)
 
 
+#: Model types whose HF config class maps ``head_dim`` to another key (its ``attribute_map``; a config.json carries
+#: that key): JetMoe's ``kv_channels`` (HF 5.24 jetmoe/configuration_jetmoe.py l.47).
+_HEAD_DIM_ALIAS = {"jetmoe": "kv_channels"}
+
+
 def _head_dim(part: dict, model_type: str, layer_type: str = "full_attention") -> int:
     """The head dimension HF's rotary class sizes the pairs by: Gemma 4's ``global_head_dim`` on its full layers,
     else ``head_dim``, else MLA's ``qk_rope_head_dim``, else hidden_size / num_attention_heads."""
+    alias = _HEAD_DIM_ALIAS.get(model_type)
+    if alias is not None and part.get(alias) is not None:
+        if part.get("head_dim") is not None and part["head_dim"] != part[alias]:
+            raise _refuse(model_type, "head_dim", part["head_dim"], f"the same as {alias} = {part[alias]!r}")
+        return check_int(alias, part[alias], minimum=2)
     if layer_type == "full_attention" and part.get("global_head_dim"):
         return check_int("global_head_dim", part["global_head_dim"], minimum=2)
     if part.get("head_dim"):

@@ -91,9 +91,6 @@ _SPECIAL: dict[str, tuple[str, str | None]] = {
     "kimi_linear": ("none", None),
     "ministral3": ("all", "llama_4_scaling_beta"),
     "mistral4": ("all", "llama_4_scaling_beta"),
-    # label-keyed rope_parameters, read by helpers.model_configs._labelled_specs; every layer rotates
-    # (DeepseekV4Attention.forward, deepseek_v4/modeling_deepseek_v4.py l.830–833, unconditional)
-    "deepseek_v4": ("all", None),
     # no_rope_layers as Llama 4 (MistralLarge4TextAttention.use_rope, l.340, 432); learned frequencies and query
     # factors come with read_model_config(..., learned=...) (helpers.model_configs.LEARNED_TENSORS)
     "mistral_large4": ("no_rope_layers", None),

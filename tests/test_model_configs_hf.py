@@ -3,7 +3,8 @@
 * every HF model type with position fields: read right or refused, none wrong (helpers.model_coverage compares
   frequencies with HF's rotary class, which layers rotate with HF's attention modules, temperatures with HF's code);
 * released configs in both spellings, Hunyuan's static NTK-α, Llama 4 Scout's llama3 block with low == high,
-  Step-3.7's per-layer lists, granite-swash's 0 = NoPE, EXAONE 4 / afmoe / hybrids, temperatures;
+  Step-3.7's per-layer lists, granite-swash's 0 = NoPE, EXAONE 4 / afmoe / hybrids, temperatures, DeepSeek-V4's
+  main / compress labels, Mistral Large 4's learned factors and per-head temperatures, JetMoe's kv_channels;
 * strictness: every unread position key, an unknown model type, a key of the wrong model type: refused, naming it.
 """
 
@@ -363,3 +364,16 @@ def test_mistral_large4_needs_its_learned_tensors():
         read_model_config(config, {**learned, "softmax_bias": -learned["softmax_bias"]})
     with pytest.raises(ConfigError, match="learned tensors only for"):
         read_model_config(LLAMA31, learned)
+
+
+def test_jetmoe_head_dim_is_kv_channels_as_hf():
+    """JetMoe's config maps head_dim to kv_channels (HF attribute_map): 128 channels, 64 pairs, as HF's rotary."""
+    from transformers import JetMoeConfig
+
+    from helpers.model_coverage import check_config
+
+    hf = JetMoeConfig(kv_channels=96)
+    assert check_config(hf.to_dict(), hf)[0] == "right"
+    assert read_model_config(hf.to_dict()).layers[0].rotated_pairs == 48
+    with pytest.raises(ConfigError, match="kv_channels"):
+        read_model_config({**hf.to_dict(), "head_dim": 64})
