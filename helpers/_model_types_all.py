@@ -31,6 +31,7 @@ ALL_ROTATE: tuple[str, ...] = (
     "deepseek_v3",
     "deepseek_v32",
     "deepseek_v4",
+    "dia_decoder",
     "dia_encoder",
     "diffllama",
     "diffusion_gemma_text",
@@ -44,6 +45,7 @@ ALL_ROTATE: tuple[str, ...] = (
     "esmc",
     "eurobert",
     "flex_olmo",
+    "gemma",
     "gemma2",
     "gemma3_text",
     "gemma3n_text",
@@ -101,6 +103,7 @@ ALL_ROTATE: tuple[str, ...] = (
     "mixtral",
     "mlcd_vision_model",
     "mllama_text_model",
+    "modernbert",
     "modernbert-decoder",
     "moonshine_streaming",
     "muse_glimmer_assistant",
@@ -130,8 +133,10 @@ ALL_ROTATE: tuple[str, ...] = (
     "pocket_tts_audio_tokenizer",
     "qwen2",
     "qwen2_5_omni_dit",
+    "qwen2_5_omni_text",
     "qwen2_5_vl_text",
     "qwen2_moe",
+    "qwen2_vl_text",
     "qwen3",
     "qwen3_5_moe_text",
     "qwen3_5_text",
@@ -148,6 +153,8 @@ ALL_ROTATE: tuple[str, ...] = (
     "starcoder2",
     "step3p5",
     "step3p5_vision",
+    "t5_gemma_module",
+    "t5gemma2_decoder",
     "t5gemma2_text",
     "timesfm2_5",
     "ultrabert",
@@ -169,9 +176,6 @@ EXCLUDED: dict[str, str] = {
     "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, "
     "rope_scaling, rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "dbrx": "model_type 'dbrx': the config gives no num_hidden_layers",
-    "dia_decoder": "model_type 'dia' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, "
-    "so it is refused rather than guessed",
     "dinov3_vit": "read, but no HF rotary class builds from this config",
     "doge": "model_type 'doge': keep_window_size = 2048 is not read; supported: the position keys "
     "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
@@ -194,9 +198,6 @@ EXCLUDED: dict[str, str] = {
     "eomt_dinov3": "layer 0 (full_attention): pairs HF does not rotate are not exactly 0 (EomtDinov3RotaryEmbedding)",
     "ernie4_5_vl_moe_vision": "model_type 'ernie4_5_vl_moe_vision': the config gives no num_hidden_layers",
     "falcon_h1": "which layers rotate differs from HF (rotary call unconditional) at layers [0, 1, 2, 3, 4]",
-    "gemma": "model_type 'colpali' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, so it "
-    "is refused rather than guessed",
     "gemma4_vision": "model_type 'gemma4_vision': position_embedding_size = 10240 is not read; supported: the "
     "position keys _sliding_window_pattern, attention_chunk_size, attn_scale, "
     "attn_temperature_tuning, compress_rope_theta, floor_scale, global_head_dim, "
@@ -235,9 +236,6 @@ EXCLUDED: dict[str, str] = {
     "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
     "minimax_m3_vl_vision": "layer 0 (full_attention): axial frequencies differ (ours 40, HF 13 entries) "
     "(MiniMaxM3VLVisionRotaryEmbedding)",
-    "modernbert": "model_type 'colmodernvbert' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model code, "
-    "so it is refused rather than guessed",
     "molmo2_text": "model_type 'molmo2_text': rope_scaling_layers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
     "13, 14, 15, 16, 17, 18, 19, 20, 21... is not read; supported: the position keys "
     "_sliding_window_pattern, attention_chunk_size, attn_scale, attn_temperature_tuning, "
@@ -263,9 +261,6 @@ EXCLUDED: dict[str, str] = {
     "position_embedding_type, qk_nope_head_dim, qk_rope_head_dim, rope_interleave, "
     "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
     "use_sliding_window",
-    "qwen2_5_omni_text": "model_type 'qwen2_5_omni' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
-    "code, so it is refused rather than guessed",
     "qwen2_5_omni_vision_encoder": "model_type 'qwen2_5_omni_vision_encoder': window_size = 112 is not read; "
     "supported: the position keys _sliding_window_pattern, attention_chunk_size, "
     "attn_scale, attn_temperature_tuning, compress_rope_theta, floor_scale, "
@@ -283,9 +278,6 @@ EXCLUDED: dict[str, str] = {
     "partial_rotary_factor, partial_rotary_factors, position_embedding_type, "
     "qk_nope_head_dim, qk_rope_head_dim, rope_interleave, rope_parameters, rope_scaling, "
     "rope_theta, sliding_window, sliding_window_pattern, use_sliding_window",
-    "qwen2_vl_text": "model_type 'colqwen2' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
-    "code, so it is refused rather than guessed",
     "qwen2_vl_vision": "model_type 'qwen2_vl_vision': the config gives no num_hidden_layers",
     "qwen3_5_moe_vision": "model_type 'qwen3_5_moe_vision': the config gives no num_hidden_layers",
     "qwen3_5_vision": "model_type 'qwen3_5_vision': the config gives no num_hidden_layers",
@@ -330,12 +322,6 @@ EXCLUDED: dict[str, str] = {
     "rope_parameters, rope_scaling, rope_theta, sliding_window, sliding_window_pattern, "
     "use_sliding_window",
     "sapiens2": "read, but no HF rotary class builds from this config",
-    "t5_gemma_module": "model_type 't5gemma' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
-    "code, so it is refused rather than guessed",
-    "t5gemma2_decoder": "model_type 't5gemma2' is not in the reader's table of 223 HF 5.24 model types "
-    "(helpers.model_types.MODEL_TYPES); which of its layers rotate is decided by its model "
-    "code, so it is refused rather than guessed",
     "unlimited_ocr_text": "model_type 'unlimited_ocr_text': layer_types = ['reference_sliding_attention'] is "
     "not read; supported: attention types chunked_attention, compressed_sparse_attention, "
     "full_attention, heavily_compressed_attention, indexed_attention, sliding_attention "
@@ -358,7 +344,9 @@ MROPE: tuple[str, ...] = (
     "paddleocr_vl_text",
     "paddleocr_vl_vision",
     "qwen2_5_omni_dit",
+    "qwen2_5_omni_text",
     "qwen2_5_vl_text",
+    "qwen2_vl_text",
     "qwen3_5_moe_text",
     "qwen3_5_text",
     "qwen3_omni_moe_talker_code_predictor",
