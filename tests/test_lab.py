@@ -1144,7 +1144,7 @@ def test_hybrid_recipes_are_the_tiny_recipe_with_their_schedule_and_are_not_ship
         assert dataclasses.replace(spec.config, family="rope", positional={}) == dataclasses.replace(
             rope.config, positional={}
         )
-        # conv_nope has no RoPE; its q and k filters add 2 layers × 2 × K·H·d_h = 512 parameters (K = 4)
+        # conv_nope has no RoPE; its q and k filters add 2 layers × 2 × K·H·d_h = 1,024 parameters (K = 4)
         extra = 2 * 2 * 4 * rope.config.n_heads * rope.config.head_dim if name == "conv_nope" else 0
         assert name == "conv_nope" or spec.config.rope_base == rope.config.rope_base == 500.0
         assert TinyTransformer(spec.config).n_parameters == TinyTransformer(rope.config).n_parameters + extra
