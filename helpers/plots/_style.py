@@ -9,6 +9,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import font_manager, ft2font
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 FIGSIZE = (6.0, 3.2)
@@ -91,8 +92,10 @@ class LiveLegend:
     """A legend for artists that a panel updates in place: rebuilt only when its entries change.
 
     :meth:`update` takes the handles, their labels and a ``key`` for anything else the legend copies from its
-    handles when it is built (line widths, alphas): while handles and key stay the same, only the texts change (the
-    legend box is laid out when the figure is drawn), so an updated legend looks exactly like a freshly built one.
+    handles when it is built (line widths, alphas): while the handles stay the same, only the texts change (the
+    legend box is laid out when the figure is drawn); when only ``key`` changes, the legend's lines take their
+    handles' new style in place (:data:`LEGEND_LINE_STYLE`: none of it changes the legend's layout). Either way an
+    updated legend looks exactly like a freshly built one, and a panel keeps its artists (it redraws only them).
     """
 
     def __init__(self, ax, **kwargs):
@@ -101,15 +104,42 @@ class LiveLegend:
 
     def update(self, handles, labels, *, key=None):
         handles, labels = list(handles), list(labels)
-        if self.legend is None or handles != self._handles or key != self._key:
+        restyle = key != self._key
+        if self.legend is None or handles != self._handles or (restyle and not self._restyled(handles)):
             if self.legend is not None:
                 self.legend.remove()
             self.legend = self.ax.legend(handles, labels, **self.kwargs)
             self._handles, self._key = handles, key
-        else:
-            for text, name in zip(self.legend.get_texts(), labels, strict=True):
-                text.set_text(name)
+            return self.legend
+        self._key = key
+        for text, name in zip(self.legend.get_texts(), labels, strict=True):
+            text.set_text(name)
         return self.legend
+
+    def _restyled(self, handles) -> bool:
+        """Give the legend's lines their handles' style (:data:`LEGEND_LINE_STYLE`); False if a handle is no line."""
+        shown = self.legend.legend_handles
+        if len(shown) != len(handles) or not all(isinstance(a, Line2D) for a in (*shown, *handles)):
+            return False
+        for line, handle in zip(shown, handles, strict=True):
+            line.set(**{name: getattr(handle, f"get_{name}")() for name in LEGEND_LINE_STYLE})
+        return True
+
+
+#: What a legend line copies from its handle that a panel may change in place (the layout depends on none of it).
+LEGEND_LINE_STYLE = (
+    "color",
+    "linestyle",
+    "linewidth",
+    "alpha",
+    "marker",
+    "markersize",
+    "markerfacecolor",
+    "markeredgecolor",
+    "markeredgewidth",
+    "dash_capstyle",
+    "solid_capstyle",
+)
 
 
 def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:

@@ -126,7 +126,7 @@ class PooledBars:
         self.bars = ax.add_collection(PolyCollection([], facecolor="tab:blue", label=pooled_label), autolim=False)
         self.outlines = PolyCollection([], facecolor="none", edgecolor="black", linewidth=1.5, label=reference_label)
         ax.add_collection(self.outlines, autolim=False)
-        ax.axhline(0.0, color="grey", linewidth=0.8)
+        self.zero = ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
         self.legend = LiveLegend(ax, fontsize=8, loc="upper center", ncol=2)
         self.size = None

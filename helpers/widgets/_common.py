@@ -260,6 +260,16 @@ def _ticks(axis: Axis) -> tuple:
     return locs, tuple(axis.get_major_formatter().format_ticks(list(locs))), axis.label.get_text()
 
 
+def _drawn_in(artist: Artist, ax) -> bool:
+    """Does a full draw of ``ax`` draw ``artist`` (one of its children)? Not when the axes is hidden, nor its axis
+    objects and spines when the axes' axis is off (``ax.axis("off")``)."""
+    if not ax.get_visible():
+        return False
+    if isinstance(artist, Axis) or artist in ax.spines.values():
+        return ax.axison and (ax._frameon or isinstance(artist, Axis))
+    return True
+
+
 class Frames:
     """A figure's frames, redrawing only its moving artists on a cached background (see the module docstring).
 
@@ -288,24 +298,20 @@ class Frames:
         return layers
 
     def _structure(self, layers) -> tuple:
-        """Everything the background depends on besides its artists' own state (which ``stale`` tracks)."""
+        """Everything the background depends on besides its artists' own state (which ``stale`` tracks).
+
+        A moving axis (an :class:`~matplotlib.axis.Axis` among the moving artists) is drawn on every frame, so its
+        limits and ticks are not part of the background: they may change without a full redraw."""
         fig = self.fig
         key = [tuple(fig.get_size_inches()), fig.dpi]
         for container, artists in layers:
             key.append(tuple(map(id, artists)))
             if container is not fig:
                 ax = container
-                key += [
-                    tuple(ax.get_position().bounds),
-                    ax.get_xlim(),
-                    ax.get_ylim(),
-                    ax.get_xscale(),
-                    ax.get_yscale(),
-                    ax.get_visible(),
-                    ax.axison,
-                    _ticks(ax.xaxis),
-                    _ticks(ax.yaxis),
-                ]
+                key += [tuple(ax.get_position().bounds), ax.get_xscale(), ax.get_yscale(), ax.get_visible(), ax.axison]
+                for axis, limits in ((ax.xaxis, ax.get_xlim), (ax.yaxis, ax.get_ylim)):
+                    if axis not in self.moving:
+                        key += [limits(), _ticks(axis)]
         return tuple(key)
 
     @staticmethod
@@ -352,7 +358,7 @@ class Frames:
         renderer = canvas.get_renderer()
         for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
             for a in artists:
-                if a in self.moving and (container is self.fig or container.get_visible()):
+                if a in self.moving and (container is self.fig or _drawn_in(a, container)):
                     a.draw(renderer)
         for a in everything:
             _unstale(a)

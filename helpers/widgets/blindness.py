@@ -80,8 +80,39 @@ class ExplorerView(View):
         self.heatmap.update(weights, order, title=f"position: {position}, {mask}")
         verdict = "same as original order (max |Δ| < 1e-9)" if gap < 1e-9 else f"differs: max |Δ| = {gap:.3f}"
         ax_p = self.bars.update(pooled, reference=reference, title=verdict)
+        top = _bar_top(position, bool(causal))
+        ax_p.set_ylim(-top, 1.7 * top)  # as PooledBars sets it, over every order: the axis stays while orders change
         ax_p.title.set_fontsize(10)
         return self.fig
+
+    def moving_artists(self):
+        heatmap, bars = self.heatmap, self.bars
+        ax_map, ax_bars = self.axes
+        # the heatmap's tick labels are the tokens, the bars' y axis follows the position method and the mask
+        return [
+            heatmap.image,
+            *heatmap.cells,
+            ax_map.xaxis,
+            ax_map.yaxis,
+            ax_map.title,
+            bars.zero,
+            bars.bars,
+            bars.outlines,
+            ax_bars.yaxis,
+            ax_bars.title,
+        ]
+
+
+@functools.cache
+def _bar_top(position: str, causal: bool) -> float:
+    """The bars' y range (as :class:`helpers.plots.blindness.PooledBars` computes it for one order) over every
+    order: 1.1 × the largest |pooled output| of any order and of its original order, with this position method and
+    mask."""
+    largest = 0.0
+    for _, order in ORDER_OPTIONS:
+        for shown in (order, attention.reference_order(order)):
+            largest = max(largest, float(np.abs(_attention(shown, position, causal)[1]).max()))
+    return 1.1 * max(largest, 1e-12)
 
 
 def explorer_figure(order: Sequence[str] = DEFAULT_ORDER, position: str = "none", causal: bool = False, *, fig=None):

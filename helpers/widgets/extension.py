@@ -168,7 +168,8 @@ class YarnView(View):
     def moving_artists(self):
         ramp, ratios = self.ramp, self.ratios
         texts = [*ramp.texts, *ramp.marks, self.axes[1].title]
-        return [ramp.code, ramp.paper, *texts, *ratios.lines.values(), ratios.factor_line]
+        ramp_ticks = self.axes[0].xaxis  # its tick labels show r = L/λ_i: they change with L and D
+        return [ramp.code, ramp.paper, ramp_ticks, *texts, *ratios.lines.values(), ratios.factor_line]
 
 
 def draw_yarn(

@@ -77,6 +77,11 @@ class DecayView(View):
     def update(self, dim, base, peak):
         return self.drawing.update(dim, base, peak, n_samples=64)
 
+    def moving_artists(self):
+        # the top y axis follows the bound (its height grows with D), so it is drawn on every frame with the bound
+        d, top = self.drawing, self.axes[0]
+        return [d.bound, top.yaxis, top.title, d.same, d.peaked, d.band, d.mean, d.peak_line, d.legend]
+
 
 def draw_rotation(m: int = 2, n: int = 0, theta: float = 0.5, *, fig=None):
     """Draw q rotated by m·θ and k rotated by n·θ (θ in rad per position); the title shows q_m·k_n."""

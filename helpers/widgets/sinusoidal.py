@@ -77,6 +77,10 @@ class WavesView(View):
         self.ax.set_title(sinusoidal_plots.waves_title(d_model, base))
         return self.ax
 
+    def moving_artists(self):
+        # the x axis follows "positions shown" (the range is what that slider chooses): drawn on every frame
+        return [*self.lines, *self.dots, self.ax.xaxis, self.ax.title]
+
 
 class ClocksView(View):
     """The artists of a clock figure, created once for up to :data:`MAX_DIALS` dials; :meth:`update` sets them."""
