@@ -24,6 +24,7 @@ import torch
 from helpers.plots import modern as modern_plots
 from helpers.real import gemma3_tables
 from helpers.real.gemma3 import SCALED_LAYERS
+from helpers.rope import rope_inv_freq, rope_wavelengths
 from helpers.sinks import sink_attention
 from helpers.widgets._common import (
     STYLE,
@@ -50,6 +51,20 @@ LOSS_LAYOUT = Layout((7.0, 3.4), left=0.1, bottom=0.14, right=0.97, top=0.9)
 SINK_SCORES = np.random.default_rng(0).normal(scale=0.5, size=16)
 
 
+#: The sliders' ranges (fraction p, the bases as powers of ten, the window W) and the fixed y axes they give: each
+#: covers every setting of its panel (as :class:`helpers.plots.modern.RotaryFraction` and ``LayerTypeBases`` set it
+#: for one setting: whole decades around every wavelength shown), so the axes stay put while a slider moves.
+FRACTION_RANGE = (0.0625, 1.0)
+FRACTION_BASE_EXP = (3, 7)
+BASES_BASE_EXP = (3, 8)
+WINDOW_RANGE = (128, 4096)
+SINK_LOGIT_RANGE = (-4.0, 8.0)
+FRACTION_YLIM = modern_plots._log_limits(rope_wavelengths(rope_inv_freq(512, 10.0 ** FRACTION_BASE_EXP[1])))
+BASES_YLIM = modern_plots._log_limits(
+    [*rope_wavelengths(rope_inv_freq(256, 10.0 ** BASES_BASE_EXP[1])), WINDOW_RANGE[0], 32768]
+)
+
+
 class FractionView(View):
     layout = FRACTION_LAYOUT
 
@@ -57,7 +72,9 @@ class FractionView(View):
         self.drawing = modern_plots.RotaryFraction(ax)
 
     def update(self, fraction, base):
-        return self.drawing.update(512, base, fraction)
+        ax = self.drawing.update(512, base, fraction)
+        ax.set_ylim(*FRACTION_YLIM)  # over every base and fraction: the wavelengths move, the axis stays
+        return ax
 
 
 class BasesView(View):
@@ -67,7 +84,9 @@ class BasesView(View):
         self.drawing = modern_plots.LayerTypeBases(ax)
 
     def update(self, local_base, global_base, window):
-        return self.drawing.update(256, local_base, global_base, window, 32768)
+        ax = self.drawing.update(256, local_base, global_base, window, 32768)
+        ax.set_ylim(*BASES_YLIM)  # over every base and window: the wavelengths move, the axis stays
+        return ax
 
 
 class MropeView(View):
@@ -88,7 +107,18 @@ class SinkView(View):
 
     def update(self, sink_logit):
         weights, plain = sink_weights(sink_logit)
-        return self.drawing.update(weights, plain, sink_logit)
+        ax = self.drawing.update(weights, plain, sink_logit)
+        ax.set_ylim(*SINK_YLIM)  # over every z: the bars move, the axis stays
+        return ax
+
+
+def _sink_ylim() -> tuple[float, float]:
+    """The sink panel's y range over every z of the slider (as SinkWeights sets it for one z: 1.1 × the tallest bar)."""
+    tallest = 0.2
+    for z in np.linspace(*SINK_LOGIT_RANGE, 25):  # the slider's steps of 0.5
+        w, p = sink_weights(float(z))
+        tallest = max(tallest, 1.1 * max(1.0 - w.sum(), p.max(), w.max()))
+    return 0.0, float(tallest)
 
 
 def sink_weights(sink_logit: float) -> tuple[np.ndarray, np.ndarray]:
@@ -113,8 +143,8 @@ def draw_fraction(fraction: float = 0.25, base: float = 1e6, *, fig=None):
 def fraction_panel():
     """Sliders: the fraction p rotated (1/16 … 1) and the base (10³ … 10⁷, log scale)."""
     controls = {
-        "fraction": float_slider("fraction rotated p", 0.25, 0.0625, 1.0, 0.0625, fmt=".4g"),
-        "base": log_slider("base b (log scale)", 1e6, 3, 7, 0.5),
+        "fraction": float_slider("fraction rotated p", 0.25, *FRACTION_RANGE, 0.0625, fmt=".4g"),
+        "base": log_slider("base b (log scale)", 1e6, *FRACTION_BASE_EXP, 0.5),
     }
     return panel(draw_fraction, controls, layout=FRACTION_LAYOUT)
 
@@ -127,9 +157,9 @@ def draw_bases(local_base: float = 1e4, global_base: float = 1e6, window: int = 
 def bases_panel():
     """Sliders: base of the sliding layers, base of the full layers (10³ … 10⁸, log scale), window W (tokens)."""
     controls = {
-        "local_base": log_slider("sliding layers' base (log scale)", 1e4, 3, 8, 0.5),
-        "global_base": log_slider("full layers' base (log scale)", 1e6, 3, 8, 0.5),
-        "window": int_slider("window W (tokens)", 512, 128, 4096, 128),
+        "local_base": log_slider("sliding layers' base (log scale)", 1e4, *BASES_BASE_EXP, 0.5),
+        "global_base": log_slider("full layers' base (log scale)", 1e6, *BASES_BASE_EXP, 0.5),
+        "window": int_slider("window W (tokens)", 512, *WINDOW_RANGE, 128),
     }
     return panel(draw_bases, controls, layout=BASES_LAYOUT)
 
@@ -157,7 +187,7 @@ def draw_sink(sink_logit: float = 2.0, *, fig=None):
 
 def sink_panel():
     """Slider: the sink's logit z (−4 … 8)."""
-    controls = {"sink_logit": float_slider("sink logit z", 2.0, -4.0, 8.0, 0.5, fmt=".1f")}
+    controls = {"sink_logit": float_slider("sink logit z", 2.0, *SINK_LOGIT_RANGE, 0.5, fmt=".1f")}
     return panel(draw_sink, controls, layout=SINK_LAYOUT)
 
 
@@ -181,6 +211,9 @@ def loss_tokens(results: dict) -> int:
     if not runs:
         raise ValueError("the results hold no finished plain-RoPE loss run")
     return max(r["n_tokens"] for r in runs)
+
+
+SINK_YLIM = _sink_ylim()
 
 
 class AttentionView(View):
@@ -241,6 +274,12 @@ class LossView(View):
             title=f"s = 2 on {where}; each point: the mean over {smooth * 256:,} positions",
             ylabel="loss − plain RoPE's (nats per token)" if relative else "loss (nats per token)",
         )
+
+    def moving_artists(self):
+        # both axes fit the curves shown (the smoothing, the bold runs and the difference or the loss itself change
+        # them, and the y label): drawn on every frame with the curves, over the cached spines and figure
+        d, ax = self.drawing, self.axes
+        return [*d.lines.values(), d.context, d.context_text, ax.xaxis, ax.yaxis, ax.title]
 
 
 def draw_loss(layers: str = "global", smooth: int = 8, relative: bool = True, *, results: dict | None = None, fig=None):
