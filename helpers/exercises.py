@@ -26,16 +26,28 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from helpers.i18n import LANGUAGES, N_, _, answer_forms, pN_, translation
+
 __all__ = ["check", "verify", "predict", "reveal", "diagnose", "is_waiting_message", "WAITING"]
 
 #: The only lines a checking or reveal cell prints before the learner acts (one format string per situation).
 WAITING = {
-    "stub": "{name}: not attempted yet. Fill in the function above, then re-run this cell.",
-    "prediction": "{name}: no prediction yet. Enter it in the cell above, then re-run this cell.",
-    "reveal": "{what}: hidden until you ask for it. Set {flag} = True, then re-run this cell.",
+    "stub": N_("{name}: not attempted yet. Fill in the function above, then re-run this cell."),
+    "prediction": N_("{name}: no prediction yet. Enter it in the cell above, then re-run this cell."),
+    "reveal": N_("{what}: hidden until you ask for it. Set {flag} = True, then re-run this cell."),
 }
-_WAITING_RES = [
-    re.compile(
+
+#: The answers notebooks offer as words (``predict(..., choices=("above", "below"))``): each has a translation
+#: (context "answer"), and a learner may type either language's form (:func:`helpers.i18n.answer_forms`).
+ANSWER_WORDS = (
+    pN_("answer", "above"), pN_("answer", "below"), pN_("answer", "larger"), pN_("answer", "smaller"),
+    pN_("answer", "more"), pN_("answer", "fewer"), pN_("answer", "same"), pN_("answer", "different"),
+    pN_("answer", "falls"), pN_("answer", "rises"),
+)  # fmt: skip
+
+
+def _waiting_pattern(text: str) -> re.Pattern:
+    return re.compile(
         "^"
         + re.escape(text)
         .replace(r"\{name\}", ".+")
@@ -43,12 +55,15 @@ _WAITING_RES = [
         .replace(r"\{flag\}", r"[A-Za-z_][A-Za-z0-9_]*")
         + "$"
     )
-    for text in WAITING.values()
-]
+
+
+#: The waiting lines in every language of the course (a Chinese notebook shows the Chinese ones).
+_WAITING_RES = [_waiting_pattern(translation(lang).gettext(text)) for text in WAITING.values() for lang in LANGUAGES]
 
 
 def is_waiting_message(line: str) -> bool:
-    """True when ``line`` is one of the :data:`WAITING` lines (what a cell may show before the learner acts)."""
+    """True when ``line`` is one of the :data:`WAITING` lines, in any language (what a cell may show before the learner
+    acts)."""
     return any(pattern.match(line.strip()) for pattern in _WAITING_RES)
 
 
@@ -66,26 +81,28 @@ def diagnose(got: object, expected: object, *, rtol: float = 1e-6, atol: float =
     opposite sign, a constant factor, a constant offset, then how many entries are off and where the first one is.
     """
     if got is None:
-        return "it returned None (is a `return` missing?)"
+        return _("it returned None (is a `return` missing?)")
     if isinstance(got, str | bytes) or (isinstance(got, np.ndarray) and got.dtype.kind in "USO"):
-        return f"it returned text ({type(got).__name__}), not a number or an array of numbers"
+        return _("it returned text ({kind}), not a number or an array of numbers").format(kind=type(got).__name__)
     try:
         g = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
-        return f"it returned a {type(got).__name__}, which is not a number or an array of numbers"
+        return _("it returned a {kind}, which is not a number or an array of numbers").format(kind=type(got).__name__)
     e = np.asarray(expected, dtype=float)
     if g.shape != e.shape:
         if g.size == e.size:
-            return f"its shape {g.shape} is not the shape the check expects, {e.shape} (same number of entries)"
-        return f"its shape {g.shape} is not the shape the check expects, {e.shape}"
+            return _("its shape {got} is not the shape the check expects, {expected} (same number of entries)").format(
+                got=g.shape, expected=e.shape
+            )
+        return _("its shape {got} is not the shape the check expects, {expected}").format(got=g.shape, expected=e.shape)
     if not np.all(np.isfinite(g)):
-        return "it contains NaN or infinity"
+        return _("it contains NaN or infinity")
     if _close(g, e, rtol, atol):
         return None
     if g.ndim == 2 and g.shape[0] == g.shape[1] and _close(g.T, e, rtol, atol):
-        return "it is the transpose of the answer: rows and columns are swapped"
+        return _("it is the transpose of the answer: rows and columns are swapped")
     if _close(-g, e, rtol, atol):
-        return "it has the opposite sign"
+        return _("it has the opposite sign")
     nonzero = np.abs(e) > atol
     if nonzero.any() and np.all(np.abs(g[~nonzero]) <= atol):
         ratio = g[nonzero] / e[nonzero]
@@ -95,11 +112,13 @@ def diagnose(got: object, expected: object, *, rtol: float = 1e-6, atol: float =
     if g.size > 1 and np.allclose(offset, offset.flat[0], rtol=0, atol=max(atol, 1e-9 * float(np.abs(e).max()))):
         return _offset_words(float(offset.flat[0]))
     if g.size == 1:
-        return "it is too large" if float(offset.flat[0]) > 0 else "it is too small"
+        return _("it is too large") if float(offset.flat[0]) > 0 else _("it is too small")
     wrong = ~np.isclose(g, e, rtol=rtol, atol=atol)
     first = tuple(int(i) for i in np.argwhere(wrong)[0])
     where = first[0] if len(first) == 1 else first
-    return f"{int(wrong.sum())} of its {g.size} entries are off; the first one is at index {where}"
+    return _("{wrong} of its {size} entries are off; the first one is at index {where}").format(
+        wrong=int(wrong.sum()), size=g.size, where=where
+    )
 
 
 #: Factors and offsets a learner's slip typically makes; any other is described without a number, since an exact
@@ -115,15 +134,19 @@ _NAMED_OFFSETS = {"+1": 1.0, "−1": -1.0, "+1/2": 0.5, "−1/2": -0.5, "+π": m
 def _factor_words(ratio: float) -> str:
     for words, value in _NAMED_FACTORS.items():
         if math.isclose(ratio, value, rel_tol=1e-3):
-            return f"it is off by a constant factor of {words}"
-    return f"every entry is {'too large' if ratio > 1 else 'too small'} by the same factor"
+            return _("it is off by a constant factor of {factor}").format(factor=words)
+    if ratio > 1:
+        return _("every entry is too large by the same factor")
+    return _("every entry is too small by the same factor")
 
 
 def _offset_words(offset: float) -> str:
     for words, value in _NAMED_OFFSETS.items():
         if math.isclose(offset, value, rel_tol=1e-6):
-            return f"every entry is off by the same amount, {words}"
-    return f"every entry is {'too large' if offset > 0 else 'too small'} by the same amount"
+            return _("every entry is off by the same amount, {offset}").format(offset=words)
+    if offset > 0:
+        return _("every entry is too large by the same amount")
+    return _("every entry is too small by the same amount")
 
 
 def _as_slips(slips: Mapping[str, Callable] | Sequence[tuple[str, Callable]]) -> list[tuple[str, Callable]]:
@@ -145,13 +168,13 @@ def _first_failure(candidate, cases, rtol, atol, slips):
         except NotImplementedError:
             raise
         except Exception as err:  # noqa: BLE001 - the learner's error, reported as a sentence
-            return number, f"it raised {type(err).__name__}: {err}"
+            return number, _("it raised {error}: {message}").format(error=type(err).__name__, message=err)
         why = diagnose(got, expected, rtol=rtol, atol=atol)
         if why is None:
             continue
         for slip_why, slip in slips:
             if _matches(slip, args, got, rtol, atol):
-                return number, f"it looks like {slip_why}"
+                return number, _("it looks like {slip}").format(slip=slip_why)
         return number, why
     return None
 
@@ -171,18 +194,23 @@ def check(
     learner's output equals the slip's, the message names the mistake. Returns True only when every case matches.
     Never raises and never prints an expected value.
     """
-    name = name or getattr(candidate, "__name__", "your function")
+    name = name or getattr(candidate, "__name__", N_("your function"))
+    name = _(name)
     cases = list(cases)
     try:
         failure = _first_failure(candidate, cases, rtol, atol, _as_slips(slips))
     except NotImplementedError:
-        print(WAITING["stub"].format(name=name))
+        print(_(WAITING["stub"]).format(name=name))
         return False
     if failure is None:
-        print(f"{name}: right on all {len(cases)} cases.")
+        print(_("{name}: right on all {n} cases.").format(name=name, n=len(cases)))
         return True
     number, why = failure
-    print(f"{name}: not right yet (case {number} of {len(cases)}): {why}.")
+    print(
+        _("{name}: not right yet (case {number} of {n}): {why}.").format(
+            name=name, number=number, n=len(cases), why=why
+        )
+    )
     return False
 
 
@@ -201,28 +229,39 @@ def verify(
     cases = list(cases)
     failure = _first_failure(solution, cases, rtol, atol, [])
     if failure is not None:
-        raise AssertionError(f"the solution fails case {failure[0]}: {failure[1]}")
+        raise AssertionError(_("the solution fails case {number}: {why}").format(number=failure[0], why=failure[1]))
     for why, slip in _as_slips(slips):
         if all(_matches(slip, args, expected, rtol, atol) for args, expected in cases):
-            raise AssertionError(f"the check accepts a slip it should reject: {why}")
+            raise AssertionError(_("the check accepts a slip it should reject: {slip}").format(slip=why))
 
 
 def _normalise(value: object) -> object:
     return value.strip().lower() if isinstance(value, str) else value
 
 
+def _as_choice(prediction: object, choices: Sequence) -> object | None:
+    """The choice ``prediction`` names, typed in any language of the course (``"below"`` or ``"下方"``), or None."""
+    for choice in choices:
+        if _normalise(prediction) == _normalise(choice) or (
+            isinstance(prediction, str) and isinstance(choice, str) and _normalise(prediction) in answer_forms(choice)
+        ):
+            return choice
+    return None
+
+
 def _prediction_problem(prediction: object, choices: Sequence | None, kind: type | None) -> str | None:
     if choices is not None:
-        allowed = [_normalise(c) for c in choices]
-        if _normalise(prediction) not in allowed:
-            return f"{prediction!r} is not one of the allowed answers: {', '.join(repr(c) for c in choices)}"
+        if _as_choice(prediction, choices) is None:
+            return _("{prediction} is not one of the allowed answers: {allowed}").format(
+                prediction=repr(prediction), allowed=", ".join(repr(c) for c in choices)
+            )
         return None
     if kind is bool and not isinstance(prediction, bool):
-        return f"{prediction!r} is not True or False"
+        return _("{prediction} is not True or False").format(prediction=repr(prediction))
     if kind in (int, float) and (isinstance(prediction, bool) or not isinstance(prediction, int | float)):
-        return f"{prediction!r} is not a number"
+        return _("{prediction} is not a number").format(prediction=repr(prediction))
     if kind is int and isinstance(prediction, float) and not prediction.is_integer():
-        return f"{prediction!r} is not a whole number"
+        return _("{prediction} is not a whole number").format(prediction=repr(prediction))
     return None
 
 
@@ -230,7 +269,7 @@ def predict(
     prediction: object,
     answer: object,
     *,
-    name: str = "your prediction",
+    name: str = N_("your prediction"),
     choices: Sequence | None = None,
     tolerance: float = 0.0,
     relative: bool = False,
@@ -243,8 +282,9 @@ def predict(
     right within ``tolerance`` (absolute, or relative when ``relative``). After an attempt the explanation (a string
     or a function returning one, so that nothing is computed or shown before) is printed, right or not.
     """
+    name = _(name)
     if prediction is None:
-        print(WAITING["prediction"].format(name=name))
+        print(_(WAITING["prediction"]).format(name=name))
         return None
     kind = type(answer) if choices is None else None
     if kind is np.bool_:
@@ -255,30 +295,50 @@ def predict(
         kind = float
     problem = _prediction_problem(prediction, choices, kind)
     if problem is not None:
-        print(f"{name}: {problem}. Change it in the cell above, then re-run this cell.")
+        print(
+            _("{name}: {problem}. Change it in the cell above, then re-run this cell.").format(
+                name=name, problem=problem
+            )
+        )
         return None
-    if choices is not None or kind is bool:
+    if choices is not None:
+        right = _normalise(_as_choice(prediction, choices)) == _normalise(answer)
+    elif kind is bool:
         right = _normalise(prediction) == _normalise(answer)
-        verdict = "right." if right else "not right."
+    if choices is not None or kind is bool:
+        message = _("{name}: right.") if right else _("{name}: not right.")
     else:
         gap = abs(float(prediction) - float(answer))
         limit = tolerance * abs(float(answer)) if relative else tolerance
         right = gap <= limit or math.isclose(gap, limit)
-        too = "too high" if float(prediction) > float(answer) else "too low"
-        verdict = "right." if right else f"not right: {too}."
-    print(f"{name}: {verdict}")
+        too_high = float(prediction) > float(answer)
+        message = (
+            _("{name}: right.")
+            if right
+            else _("{name}: not right: too high.")
+            if too_high
+            else _("{name}: not right: too low.")
+        )
+    print(message.format(name=name))
     if explanation is not None:
         print(explanation() if callable(explanation) else explanation)
     return right
 
 
-def reveal(text: str | Callable[[], str], *, when: bool, what: str = "The worked answer", flag: str = "reveal") -> bool:
+def reveal(
+    text: str | Callable[[], str], *, when: bool, what: str = N_("The worked answer"), flag: str = "reveal"
+) -> bool:
     """Print ``text`` (or what the function returns) only when ``when`` is True; else the waiting line."""
+    what = _(what)
     if not isinstance(when, bool | np.bool_):
-        print(f"{flag} should be True or False, got {when!r}. Change it, then re-run this cell.")
+        print(
+            _("{flag} should be True or False, got {value}. Change it, then re-run this cell.").format(
+                flag=flag, value=repr(when)
+            )
+        )
         return False
     if not when:
-        print(WAITING["reveal"].format(what=what, flag=flag))
+        print(_(WAITING["reveal"]).format(what=what, flag=flag))
         return False
     print(text() if callable(text) else text)
     return True

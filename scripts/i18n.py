@@ -9,11 +9,17 @@ an entry whose cell is gone becomes obsolete. Every catalog is also a *compendiu
 the obsolete copy left behind is dropped once its text is a live cell again.
 
 ``build`` writes ``notebooks/zh/<same name>.ipynb``: the English notebook with every markdown cell replaced by its
-translation; code cells, outputs, metadata and cell ids are the English notebook's bytes. Links are rewritten so
-they work from ``notebooks/zh/`` (see :func:`rewrite_target`). ``check`` verifies all of it (see i18n/README.md).
+translation; code cells, outputs, metadata and cell ids are the English notebook's bytes, except two things
+(:func:`zh_code_cell`): the setup cell gets one line that switches the language to Chinese
+(``helpers.i18n.ZH_SETUP_LINE``), and each printed line is translated by ``helpers.i18n.translate_line``, the
+function a Chinese run prints with, so a Chinese notebook's stored outputs are what it prints. The package's own
+messages (domain ``helpers``: exercise feedback...) are marked ``_()`` in the code, extracted with Babel into
+``i18n/zh_CN/helpers.po`` by ``extract`` and compiled to ``helpers/locale/zh_CN/LC_MESSAGES/helpers.mo`` by
+``build``. Links are rewritten so they work from ``notebooks/zh/`` (see :func:`rewrite_target`). ``check``
+verifies all of it (see i18n/README.md).
 
-    python scripts/i18n.py extract [NAME ...]        # update catalogs from the English notebooks
-    python scripts/i18n.py build [--allow-incomplete] # write notebooks/zh/
+    python scripts/i18n.py extract [NAME ...]        # update catalogs from the English notebooks (and helpers.po)
+    python scripts/i18n.py build [--allow-incomplete] # write notebooks/zh/ (and helpers/locale/.../helpers.mo)
     python scripts/i18n.py check [--catalog NAME]     # every problem, one line each; exit 1 if any
 """
 
@@ -32,6 +38,10 @@ from pathlib import Path
 import polib
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from helpers.i18n import ZH_SETUP_LINE, clear_translation_caches, translate_line  # noqa: E402  (the run time's own translation)
+
 NOTEBOOKS = ROOT / "notebooks"
 CATALOGS = ROOT / "i18n" / "zh_CN"
 ZH_DIR_NAME = "zh"
@@ -193,6 +203,123 @@ def extract_all(books: list[Path], paths: Paths = DEFAULT, write: bool = True) -
 def extract(notebook: Path, paths: Paths = DEFAULT) -> polib.POFile:
     """Bring ``notebook``'s catalog up to date (the other catalogs are its compendium); returns it."""
     return extract_all([notebook], paths)[paths.catalog(notebook)]
+
+
+# ----------------------------------------------------------------------------------------------- package strings
+#: The package's own messages (domain "helpers"): marked in the code with ``_()``, ``N_()``, ``pgettext()`` and
+#: ``pN_()`` (helpers/i18n.py), extracted with Babel, translated here, compiled to the .mo the package ships.
+PACKAGE_CATALOG = "helpers.po"
+PACKAGE_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "helpers.mo"
+BABEL_KEYWORDS = {"_": None, "N_": None, "pgettext": ((1, "c"), 2), "pN_": ((1, "c"), 2)}
+
+
+def package_sources(root: Path = ROOT) -> list[Path]:
+    """The package's modules that mark strings (they import from helpers.i18n), helpers/i18n.py excluded."""
+    return sorted(
+        p
+        for p in (root / "helpers").rglob("*.py")
+        if p.name != "i18n.py" and "helpers.i18n import" in p.read_text(encoding="utf-8")
+    )
+
+
+def extract_package_strings(root: Path = ROOT) -> dict[tuple[str | None, str], list[str]]:
+    """(context, message) -> the files marking it, in source order, by Babel's Python extractor."""
+    from babel.messages.extract import extract_from_file
+
+    found: dict[tuple[str | None, str], list[str]] = {}
+    for path in package_sources(root):
+        rel = path.relative_to(root).as_posix()
+        for _lineno, message, _comments, context in extract_from_file("python", path, keywords=BABEL_KEYWORDS):
+            where = found.setdefault((context, message), [])
+            if rel not in where:
+                where.append(rel)
+    return found
+
+
+def merge_package_catalog(old: polib.POFile, found: dict[tuple[str | None, str], list[str]]) -> polib.POFile:
+    """The package catalog brought up to date with the marked strings (msgmerge semantics, as :func:`merge`:
+    kept, fuzzy with the old English as previous msgid, new and untranslated, or obsolete)."""
+    kept = {(e.msgctxt, e.msgid): e for e in old if not e.obsolete and e.msgstr}
+    new = polib.POFile(wrapwidth=0)
+    new.metadata = {**METADATA, **{k: v for k, v in old.metadata.items() if k not in METADATA}}
+    for (context, message), files in found.items():
+        entry = polib.POEntry(msgid=message, msgstr="", msgctxt=context, occurrences=[(f, "") for f in files])
+        if (context, message) in kept:
+            k = kept[(context, message)]
+            entry.msgstr, entry.flags, entry.tcomment, entry.previous_msgid = (
+                k.msgstr, list(k.flags), k.tcomment, k.previous_msgid)  # fmt: skip
+        else:
+            best, ratio = None, FUZZY_MATCH
+            for (ctx, msgid), candidate in kept.items():
+                r = difflib.SequenceMatcher(None, msgid, message, autojunk=False).ratio()
+                if ctx == context and r > ratio and (ctx, msgid) not in found:
+                    best, ratio = candidate, r
+            if best is not None:
+                entry.msgstr, entry.flags, entry.previous_msgid = best.msgstr, ["fuzzy"], best.msgid
+        new.append(entry)
+    for e in old:
+        if e.msgid and (e.msgctxt, e.msgid) not in found and e.msgstr:
+            e.obsolete = True
+            new.append(e)
+    return new
+
+
+def compile_mo(po: polib.POFile) -> bytes:
+    """The .mo of a catalog: its usable entries only (fuzzy, untranslated and obsolete left out, as msgfmt does);
+    the same bytes for the same catalog (no date or tool version written into it)."""
+    usable_only = polib.POFile(wrapwidth=0)
+    usable_only.metadata = dict(po.metadata)
+    for e in po:
+        if usable(e):
+            usable_only.append(e)
+    return usable_only.to_binary()
+
+
+def check_package_catalog(paths: Paths = DEFAULT) -> list[Problem]:
+    """The package catalog is complete (every marked string translated, none fuzzy), current with the code, its
+    translations keep the fields of their English ({name}, {n}), and the shipped .mo is its compilation."""
+    path = paths.catalogs / PACKAGE_CATALOG
+    name = PACKAGE_CATALOG
+    if not path.exists():
+        return [Problem(name, None, kind="current", what="missing: run `python scripts/i18n.py extract`")]
+    po = load_catalog(path)
+    out = []
+    for e in po:
+        if e.obsolete:
+            continue
+        label = f"{e.msgid!r}" + (f" (context {e.msgctxt!r})" if e.msgctxt else "")
+        if not e.msgstr:
+            out.append(Problem(name, None, f"untranslated: {label}", "complete"))
+        elif "fuzzy" in e.flags:
+            out.append(Problem(name, None, f"fuzzy: {label}", "complete"))
+        elif _format_fields(e.msgid) != _format_fields(e.msgstr):
+            out.append(Problem(name, None, f"fields differ from the English: {label}", "invariant"))
+    fresh = merge_package_catalog(po, extract_package_strings(ROOT))
+    if str(fresh) != path.read_text(encoding="utf-8"):
+        out.append(Problem(name, None, kind="current", what="not current with the code: run `python scripts/i18n.py extract`"))  # fmt: skip
+    if not PACKAGE_MO.exists() or PACKAGE_MO.read_bytes() != compile_mo(po):
+        out.append(Problem(name, None, kind="build", what=f"{PACKAGE_MO.relative_to(ROOT)} is not its compilation: run `python scripts/i18n.py build`"))  # fmt: skip
+    return out
+
+
+def _format_fields(template: str) -> list[str]:
+    import string
+
+    return sorted(name for _, name, _, _ in string.Formatter().parse(template) if name is not None)
+
+
+def write_mo_files(paths: Paths = DEFAULT) -> None:
+    """Compile the package catalog into the .mo the package ships (first: the build translates outputs with it)."""
+    PACKAGE_MO.parent.mkdir(parents=True, exist_ok=True)
+    PACKAGE_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / PACKAGE_CATALOG)))
+    clear_translation_caches()
+
+
+def update_package_catalog(paths: Paths = DEFAULT) -> polib.POFile:
+    path = paths.catalogs / PACKAGE_CATALOG
+    po = merge_package_catalog(load_catalog(path), extract_package_strings(ROOT))
+    po.save(str(path))
+    return po
 
 
 # ----------------------------------------------------------------------------------------------- markdown
@@ -421,6 +548,36 @@ def load_chapter(book: Path, paths: Paths = DEFAULT) -> Chapter:
     return Chapter(book, nb, po, cells)
 
 
+def setup_index(nb: dict) -> int | None:
+    """Index of the notebook's first code cell (the Colab setup cell), None without code cells."""
+    return next((i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"), None)
+
+
+def zh_lines(text: str) -> str:
+    """Printed text with every line translated by :func:`helpers.i18n.translate_line` (what a Chinese run prints)."""
+    return "".join(
+        translate_line(line.rstrip("\n"), "zh_CN") + ("\n" if line.endswith("\n") else "")
+        for line in text.splitlines(keepends=True)
+    )
+
+
+def zh_code_cell(cell: dict, is_setup: bool) -> dict:
+    """A code cell as the Chinese notebook has it: the English cell, its printed lines (stdout) translated, and,
+    in the setup cell only, one line appended that switches the language (:data:`helpers.i18n.ZH_SETUP_LINE`).
+    Any other cell is returned as it is."""
+    if cell["cell_type"] != "code":
+        return cell
+    cell = json.loads(json.dumps(cell))
+    if is_setup:
+        source = cell_source(cell).rstrip("\n") + "\n" + ZH_SETUP_LINE
+        cell["source"] = source.splitlines(keepends=True)
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            text = zh_lines(cell_source({"source": out["text"]}))
+            out["text"] = text.splitlines(keepends=True) if isinstance(out["text"], list) else text
+    return cell
+
+
 def anchor_map(ch: Chapter) -> dict[str, str]:
     """English heading anchor -> the shown (Chinese) heading's anchor, heading by heading within each cell."""
     out = {}
@@ -455,6 +612,7 @@ def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: boo
             if why:
                 text = FALLBACK_NOTE[why] + "\n\n" + text
             nb["cells"][index]["source"] = text.splitlines(keepends=True)
+        nb["cells"] = [zh_code_cell(cell, i == setup_index(nb)) for i, cell in enumerate(nb["cells"])]
         out[paths.zh / c.book.name] = dump_notebook(nb)
     if write:
         paths.zh.mkdir(parents=True, exist_ok=True)
@@ -582,7 +740,9 @@ def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Pro
 
 
 def check_code_identical(book: Path, zh: Path) -> list[Problem]:
-    """(a) every cell of the Chinese notebook but the markdown sources equals the English one, byte for byte."""
+    """(a) every cell of the Chinese notebook but the markdown sources equals the English one, byte for byte,
+    except the two things :func:`zh_code_cell` changes: the setup cell's one added line, and printed lines that a
+    catalog entry translates (helpers.i18n.translate_line, the function a Chinese run prints with)."""
     if not zh.exists():
         return [Problem(zh.name, None, kind="build", what=f"{zh} missing: run `python scripts/i18n.py build`")]
     en_nb, zh_nb = read_notebook(book), read_notebook(zh)
@@ -595,7 +755,9 @@ def check_code_identical(book: Path, zh: Path) -> list[Problem]:
         return out + [
             Problem(f"zh/{zh.name}", None, kind="code", what="number of cells differs from the English notebook")
         ]
+    setup = setup_index(en_nb)
     for i, (a, b) in enumerate(zip(en_nb["cells"], zh_nb["cells"], strict=True)):
+        a = zh_code_cell(a, i == setup)
         if a["cell_type"] == "markdown" and b["cell_type"] == "markdown":
             a, b = {k: v for k, v in a.items() if k != "source"}, {k: v for k, v in b.items() if k != "source"}
         if dump_notebook(a) != dump_notebook(b):
@@ -667,6 +829,7 @@ def check_all(paths: Paths = DEFAULT, catalog: str | None = None) -> list[Proble
     for book in books:
         out += check_catalog(book, paths, glossary)
     if catalog is None:
+        out += check_package_catalog(paths)
         for book in books:
             out += check_code_identical(book, paths.zh / book.name)
         fresh = build_all(paths, allow_incomplete=True, write=False)
@@ -708,18 +871,21 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"names: unknown notebook(s) {unknown}; allowed: {sorted(by_stem)}")
         chosen = [by_stem[n] for n in args.names] if args.names else books
+        po = update_package_catalog()
+        print(f"i18n/zh_CN/{PACKAGE_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
         for path, po in extract_all(chosen).items():
             print(
                 f"{path.relative_to(ROOT)}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy"
             )
         return 0
     if args.command == "build":
+        write_mo_files()
         try:
             out = build_all(allow_incomplete=args.allow_incomplete)
         except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1
-        print(f"wrote {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
+        print(f"wrote {PACKAGE_MO.relative_to(ROOT)} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
         return 0
     if args.catalog is not None and args.catalog not in by_stem:
         parser.error(f"--catalog: unknown catalog {args.catalog!r}; allowed: {sorted(by_stem)}")

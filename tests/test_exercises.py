@@ -146,3 +146,81 @@ def test_every_waiting_line_is_recognised(key):
     line = exercises.WAITING[key].format(name="my_x", what="The worked answer", flag="reveal_2")
     assert exercises.is_waiting_message(line)
     assert not exercises.is_waiting_message(line + " 31")
+
+
+# --- the Chinese edition: the same messages through the package's catalog (helpers.i18n) ------------------------
+from helpers import i18n  # noqa: E402
+
+
+@pytest.fixture
+def chinese():
+    i18n.set_language("zh_CN")
+    yield
+    i18n.set_language("en")
+
+
+def _run_every_message() -> None:
+    """One call for every kind of line the protocol prints (waiting, right, wrong with a reason, refused, reveal)."""
+    exercises.check(_stub, [((1,), 2.0)], name="f")
+    exercises.check(lambda x: 2 * x, [((1,), 2.0)], name="double")
+    exercises.check(lambda: 2 * EXPECTED, [((), EXPECTED)], name="g")
+    exercises.check(lambda: EXPECTED.T, [((), EXPECTED)])
+    exercises.check(lambda: None, [((), EXPECTED)], name="h")
+    exercises.check(lambda: 1 / 0, [((), EXPECTED)], name="k")
+    exercises.check(lambda: EXPECTED[:2], [((), EXPECTED)], name="m")
+    exercises.check(lambda x: x + 1, [((1,), 1.0)], name="n", slips={"adding one": lambda x: x + 1})
+    exercises.predict(None, 3)
+    exercises.predict(5, 3, name="Exercise 2")
+    exercises.predict(1.5, 3.0)
+    exercises.predict("above", "below", choices=("above", "below"), explanation="It falls.")
+    exercises.predict("up", "below", choices=("above", "below"))
+    exercises.predict("below", "below", choices=("above", "below"))
+    exercises.reveal("the answer", when=False)
+    exercises.reveal("the answer", when="yes")
+
+
+def test_chinese_messages_are_what_the_build_writes_for_the_english_ones(chinese, capsys):
+    """A Chinese run prints, line for line, what scripts/i18n.py build writes into a Chinese notebook's outputs from
+    the English run (helpers.i18n.translate_line): so a Chinese notebook under nbval matches its stored outputs."""
+    _run_every_message()
+    zh = capsys.readouterr().out.splitlines()
+    i18n.set_language("en")
+    _run_every_message()
+    en = capsys.readouterr().out.splitlines()
+    assert len(zh) == len(en) == 17
+    assert [i18n.translate_line(line, "zh_CN") for line in en] == zh
+    notebook_text = {"It falls."}  # printed by the notebook, not the package: stays as it is
+    assert [z for z, e in zip(zh, en, strict=True) if z == e] == [e for e in en if e in notebook_text]
+    assert all(exercises.is_waiting_message(z) for z in (zh[0], zh[8], zh[15]))
+
+
+@pytest.mark.parametrize("typed", ["below", " BELOW ", "下方"])
+def test_an_answer_word_is_accepted_in_either_language(typed, capsys):
+    for language in i18n.LANGUAGES:
+        i18n.set_language(language)
+        try:
+            assert exercises.predict(typed, "below", choices=("above", "below")) is True
+            assert exercises.predict(typed, "above", choices=("above", "below")) is False
+        finally:
+            i18n.set_language("en")
+    assert exercises.predict("上方", "above", choices=("above", "below")) is True
+    assert exercises.predict("下", "above", choices=("above", "below")) is None  # refused, naming the allowed ones
+    assert "is not one of the allowed answers: 'above', 'below'" in capsys.readouterr().out
+
+
+def test_every_answer_word_a_notebook_offers_has_a_translation():
+    from pathlib import Path
+
+    words = set()
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9]*.ipynb")):
+        for group in re.findall(r"choices=\(([^)]*)\)", path.read_text(encoding="utf-8")):
+            words |= set(re.findall(r'\\"(\w+)\\"', group))
+    assert words and words <= set(exercises.ANSWER_WORDS), sorted(words - set(exercises.ANSWER_WORDS))
+    translated = {w: i18n.translation("zh_CN").pgettext("answer", w) for w in exercises.ANSWER_WORDS}
+    assert all(t != w for w, t in translated.items()), translated
+
+
+def test_an_unknown_language_is_refused_naming_the_allowed_ones():
+    with pytest.raises(ValueError, match=r"unknown language 'fr'; allowed: \['en', 'zh_CN'\]"):
+        i18n.set_language("fr")
+    assert i18n.current_language() == "en"

@@ -352,3 +352,19 @@ def test_only_one_chinese_notebook_runs_under_nbval():
     spec.loader.exec_module(conftest)
     ignored = {Path(p).name for p in conftest.collect_ignore}
     assert ignored == {p.name for p in ZH.glob("*.ipynb")} - {conftest.ZH_UNDER_NBVAL}
+
+
+# ----------------------------------------------------------------------------- the package's own strings
+def test_package_catalog_is_complete_current_and_compiled():
+    """helpers.po: every string marked in the code (Babel) is translated, none fuzzy, its fields kept; extract
+    would change nothing; the shipped helpers/locale/zh_CN/LC_MESSAGES/helpers.mo is its compilation."""
+    problems = i18n.check_package_catalog()
+    assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("book", BOOKS, ids=IDS)
+def test_zh_code_differs_only_by_the_setup_line(book):
+    """The one code line a Chinese notebook adds: the last line of its setup cell switches the language."""
+    en = [i18n.cell_source(c) for c in i18n.read_notebook(book)["cells"] if c["cell_type"] == "code"]
+    zh = [i18n.cell_source(c) for c in i18n.read_notebook(ZH / book.name)["cells"] if c["cell_type"] == "code"]
+    assert zh[0] == en[0] + "\n" + i18n.ZH_SETUP_LINE and zh[1:] == en[1:]

@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "helpers.mla": 3,  # uses helpers.scaling's YaRN mscale
     "helpers.model_types": 0,  # which layers rotate, per HF model type: plain data
     "helpers._model_types_all": -1,  # generated part of that table (below helpers.model_types)
+    "helpers.i18n": -2,  # the course's language and its translations (stdlib gettext): below everything that prints
     "helpers.model_coverage": 3.5,  # the config reader against HF transformers, model type by model type
     "helpers.model_configs": 3,  # reads configs with helpers.scaling and helpers.layer_schedules
     "helpers.lab": 3,  # the tiny-model lab (03, 05, 06): may import any maths module

@@ -1,0 +1,185 @@
+"""The course's language: English (the default) or Chinese, for the package's messages and the lines cells print.
+
+The language comes from the environment variable ``PE_COURSE_LANG`` when this module is imported, or from
+:func:`set_language`, which the Chinese notebooks' setup cell calls (:data:`ZH_SETUP_LINE`, the one code line in
+which a Chinese notebook differs from its English one). Any other value is refused, naming it and the allowed ones.
+
+* :func:`_` translates a message of the package through stdlib :mod:`gettext` (domain ``helpers``; compiled
+  catalogs under ``helpers/locale/<lang>/LC_MESSAGES/``, package data). The strings are marked with ``_()``
+  (``N_()`` for a module-level constant translated where it is used, ``pgettext`` for a word with a context, e.g.
+  ``pgettext("answer", "above")``), extracted with Babel into ``i18n/zh_CN/helpers.po`` and compiled by
+  ``python scripts/i18n.py build``.
+* :func:`translate_line` turns one *English* output line into the language's: a line printed by the package is
+  matched against the English message templates (``"{name}: right on all {n} cases."``) and refilled in the
+  translated template, its fields translated in turn. ``scripts/i18n.py build`` writes the Chinese notebooks'
+  stored outputs with it, so a Chinese notebook run (messages translated at the source by :func:`_`) prints what the
+  Chinese notebook stores.
+
+This module imports nothing of the course (it sits below everything that prints).
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import os
+import re
+import string
+from pathlib import Path
+
+__all__ = [
+    "LANGUAGES",
+    "ENV_VAR",
+    "ZH_SETUP_LINE",
+    "set_language",
+    "current_language",
+    "_",
+    "N_",
+    "pN_",
+    "pgettext",
+    "translation",
+    "clear_translation_caches",
+    "translate_line",
+    "answer_forms",
+]
+
+#: Languages of the course: code -> name. "en" is the source language (no catalog).
+LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
+#: Environment variable read at import: the language to start in.
+ENV_VAR = "PE_COURSE_LANG"
+DOMAIN = "helpers"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+#: The line ``scripts/i18n.py build`` appends to a Chinese notebook's setup cell (its only changed code line).
+ZH_SETUP_LINE = 'from helpers.i18n import set_language; set_language("zh_CN")  # 中文版：输出与练习提示用中文'
+
+_language = "en"
+
+
+def _checked(language: object) -> str:
+    if language not in LANGUAGES:
+        raise ValueError(f"language: unknown language {language!r}; allowed: {sorted(LANGUAGES)}")
+    return language  # type: ignore[return-value]
+
+
+@functools.cache
+def translation(language: str) -> gettext.NullTranslations:
+    """The compiled catalog of the package's messages in ``language`` (stdlib gettext; English: none needed).
+
+    A missing catalog of a supported language is an error, never a silent fall-back to English."""
+    if _checked(language) == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[language])
+
+
+def clear_translation_caches() -> None:
+    """Forget the loaded catalogs (after ``scripts/i18n.py build`` has compiled new ones)."""
+    translation.cache_clear()
+    _message_templates.cache_clear()
+
+
+def set_language(language: str) -> None:
+    """Switch the course to ``language`` ("en" or "zh_CN"); refuses any other value, naming the allowed ones."""
+    global _language
+    translation(_checked(language))  # load first: a missing catalog leaves the language unchanged
+    _language = language
+
+
+def current_language() -> str:
+    return _language
+
+
+def _(message: str) -> str:
+    """``message`` in the current language (itself when English or untranslated)."""
+    return translation(_language).gettext(message) if _language != "en" else message
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for extraction without translating it (a constant translated where it is used)."""
+    return message
+
+
+def pN_(context: str, message: str) -> str:
+    """Marks ``message`` with a context for extraction without translating it."""
+    return message
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` with a context (the same English word may be translated differently elsewhere)."""
+    return translation(_language).pgettext(context, message) if _language != "en" else message
+
+
+def answer_forms(word: str) -> set[str]:
+    """Every language's form of an answer a learner may type (``pgettext("answer", word)``), lower-cased: a
+    prediction may be given in either language whatever the course's language."""
+    return {word.strip().lower()} | {
+        translation(lang).pgettext("answer", word).strip().lower() for lang in LANGUAGES if lang != "en"
+    }
+
+
+# ----------------------------------------------------------------------------------------- output lines
+_FORMATTER = string.Formatter()
+
+
+def _fields(template: str) -> list[tuple[str, str | None]]:
+    """(literal text, field name or None) of a ``str.format`` template."""
+    return [(lit, name) for lit, name, _spec, _conv in _FORMATTER.parse(template)]
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each field replaced by its already formatted value (format specs and !r are ignored:
+    the value was formatted when the English line was printed)."""
+    return "".join(lit + (values[name] if name is not None else "") for lit, name in _fields(template))
+
+
+@functools.cache
+def _message_templates(language: str) -> list[tuple[re.Pattern, str]]:
+    """(regex of an English message template, its translation) for every translated message with a field,
+    longest literal text first (the most specific template wins)."""
+    catalog = translation(language)
+    messages = getattr(catalog, "_catalog", {})
+    out = []
+    for msgid, msgstr in messages.items():
+        if not isinstance(msgid, str) or not msgid or "\x04" in msgid or not msgstr or msgid == msgstr:
+            continue
+        parts = _fields(msgid)
+        if not any(name for _, name in parts):
+            continue
+        regex, seen = "", set()
+        for lit, name in parts:
+            regex += re.escape(lit)
+            if name is not None:
+                regex += "(.+?)" if name in seen else f"(?P<{name}>.+?)"
+                seen.add(name)
+        out.append((re.compile(regex + r"\Z", re.S), msgstr, sum(len(lit) for lit, _ in parts)))
+    out.sort(key=lambda t: -t[2])
+    return [(pattern, msgstr) for pattern, msgstr, _ in out]
+
+
+def _translate_message(text: str, language: str, depth: int = 0) -> str | None:
+    """The translation of ``text`` when it is one of the package's messages (fields translated in turn)."""
+    plain = translation(language).gettext(text)
+    if plain != text:
+        return plain
+    if depth > 3:
+        return None
+    for pattern, msgstr in _message_templates(language):
+        m = pattern.match(text)
+        if m is None:
+            continue
+        values = {k: (_translate_message(v, language, depth + 1) or v) for k, v in m.groupdict().items()}
+        return _fill(msgstr, values)
+    return None
+
+
+def translate_line(line: str, language: str | None = None) -> str:
+    """One English output line (no newline) in ``language`` (default: the current one); unchanged when no catalog
+    entry covers it. The build of the Chinese notebooks and a Chinese run share this function."""
+    language = _checked(language if language is not None else _language)
+    if language == "en" or not line.strip():
+        return line
+    body = line.rstrip()
+    found = _translate_message(body, language)
+    return line if found is None else found + line[len(body) :]
+
+
+set_language(os.environ.get(ENV_VAR, "en") or "en")
