@@ -15,6 +15,13 @@ which a Chinese notebook differs from its English one). Any other value is refus
   stored outputs with it, so a Chinese notebook run (messages translated at the source by :func:`_`) prints what the
   Chinese notebook stores.
 
+  A line printed by a notebook's own code (``print(f"... {x:.3f} ...")``) is looked up as a *template*: its numbers
+  replaced by ``{0}``, ``{1}``... (:func:`line_template`; digits inside words, float32 or SmolLM2, stay), so one
+  catalog entry (domain ``outputs``, ``i18n/zh_CN/outputs.po``, extracted from the English notebooks' stored
+  outputs) serves every value; the translation gets the numbers back, in any order.
+* In Chinese, :func:`set_language` wraps ``sys.stdout`` (:class:`TranslatingStream`): whole lines pass through
+  :func:`translate_line` as they are printed.
+
 This module imports nothing of the course (it sits below everything that prints).
 """
 
@@ -25,6 +32,7 @@ import gettext
 import os
 import re
 import string
+import sys
 from pathlib import Path
 
 __all__ = [
@@ -40,6 +48,9 @@ __all__ = [
     "translation",
     "clear_translation_caches",
     "translate_line",
+    "line_template",
+    "NUMBER",
+    "TranslatingStream",
     "answer_forms",
 ]
 
@@ -48,6 +59,15 @@ LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 #: Environment variable read at import: the language to start in.
 ENV_VAR = "PE_COURSE_LANG"
 DOMAIN = "helpers"
+OUTPUTS_DOMAIN = "outputs"
+#: A number in printed text or prose: ASCII-bounded digits with optional sign (U+2212 or '-' glued to the digits and
+#: not after a letter/digit), thousands groups (1,024), decimals (0.983), exponent (1e-4), superscript digits
+#: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) and an optional %. Digits glued to other letters
+#: (float32, 1st, E9) are words, not numbers. ASCII digits only: a full-width １０ is not the number 10.
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.,])(?:[−-](?=[0-9]))?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][−+-]?[0-9]+)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*"
+    r"(?:[kKMBGTL](?![A-Za-z0-9_]))?%?(?![A-Za-z0-9_])"
+)
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 #: The line ``scripts/i18n.py build`` appends to a Chinese notebook's setup cell (its only changed code line).
 ZH_SETUP_LINE = 'from helpers.i18n import set_language; set_language("zh_CN")  # 中文版：输出与练习提示用中文'
@@ -71,9 +91,18 @@ def translation(language: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, localedir=str(LOCALE_DIR), languages=[language])
 
 
+@functools.cache
+def output_translation(language: str) -> gettext.NullTranslations:
+    """The compiled catalog of printed-line templates (domain ``outputs``) in ``language``."""
+    if _checked(language) == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(OUTPUTS_DOMAIN, localedir=str(LOCALE_DIR), languages=[language])
+
+
 def clear_translation_caches() -> None:
     """Forget the loaded catalogs (after ``scripts/i18n.py build`` has compiled new ones)."""
     translation.cache_clear()
+    output_translation.cache_clear()
     _message_templates.cache_clear()
 
 
@@ -81,7 +110,9 @@ def set_language(language: str) -> None:
     """Switch the course to ``language`` ("en" or "zh_CN"); refuses any other value, naming the allowed ones."""
     global _language
     translation(_checked(language))  # load first: a missing catalog leaves the language unchanged
+    output_translation(language)
     _language = language
+    _install_stdout(language != "en")
 
 
 def current_language() -> str:
@@ -171,15 +202,69 @@ def _translate_message(text: str, language: str, depth: int = 0) -> str | None:
     return None
 
 
+def line_template(line: str) -> tuple[str, list[str]]:
+    """A printed line as a template: literal braces doubled, each number (:data:`NUMBER`) replaced by ``{0}``,
+    ``{1}``...; and the numbers. ``"loss 2.08 at 8L"`` -> ``("loss {0} at {1}", ["2.08", "8L"])``."""
+    numbers: list[str] = []
+
+    def placeholder(m: re.Match) -> str:
+        numbers.append(m.group(0))
+        return "{" + str(len(numbers) - 1) + "}"
+
+    pieces = [NUMBER.sub(placeholder, part.replace("{", "{{").replace("}", "}}")) for part in [line]]
+    return pieces[0], numbers
+
+
 def translate_line(line: str, language: str | None = None) -> str:
     """One English output line (no newline) in ``language`` (default: the current one); unchanged when no catalog
-    entry covers it. The build of the Chinese notebooks and a Chinese run share this function."""
+    entry covers it. The package's messages first (:func:`_translate_message`), then the printed-line templates
+    (:func:`line_template`). The build of the Chinese notebooks and a Chinese run share this function."""
     language = _checked(language if language is not None else _language)
     if language == "en" or not line.strip():
         return line
     body = line.rstrip()
     found = _translate_message(body, language)
+    if found is None:
+        template, numbers = line_template(body)
+        translated = output_translation(language).gettext(template)
+        if translated != template:
+            found = translated.format(*numbers)
     return line if found is None else found + line[len(body) :]
+
+
+class TranslatingStream:
+    """``sys.stdout`` in Chinese: text is held until a newline, then every whole line goes out through
+    :func:`translate_line` (a flush sends a held partial line the same way). Anything else is the wrapped stream's."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self._held = ""
+
+    def write(self, text: str) -> int:
+        self._held += text
+        if "\n" in self._held:
+            done, _, self._held = self._held.rpartition("\n")
+            self.stream.write("".join(translate_line(line) + "\n" for line in done.split("\n")))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._held:
+            held, self._held = self._held, ""
+            self.stream.write(translate_line(held))
+        self.stream.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def _install_stdout(on: bool) -> None:
+    """Wrap ``sys.stdout`` in a :class:`TranslatingStream` (once) or unwrap it."""
+    current = sys.stdout
+    if on and not isinstance(current, TranslatingStream) and current is not None:
+        sys.stdout = TranslatingStream(current)
+    elif not on and isinstance(current, TranslatingStream):
+        current.flush()
+        sys.stdout = current.stream
 
 
 set_language(os.environ.get(ENV_VAR, "en") or "en")

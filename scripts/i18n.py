@@ -40,7 +40,13 @@ import polib
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from helpers.i18n import ZH_SETUP_LINE, clear_translation_caches, translate_line  # noqa: E402  (the run time's own translation)
+from helpers.i18n import (  # noqa: E402  (the run time's own translation)
+    NUMBER,
+    ZH_SETUP_LINE,
+    clear_translation_caches,
+    line_template,
+    translate_line,
+)
 
 NOTEBOOKS = ROOT / "notebooks"
 CATALOGS = ROOT / "i18n" / "zh_CN"
@@ -312,7 +318,142 @@ def write_mo_files(paths: Paths = DEFAULT) -> None:
     """Compile the package catalog into the .mo the package ships (first: the build translates outputs with it)."""
     PACKAGE_MO.parent.mkdir(parents=True, exist_ok=True)
     PACKAGE_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / PACKAGE_CATALOG)))
+    OUTPUTS_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / OUTPUTS_CATALOG)))
     clear_translation_caches()
+
+
+# ----------------------------------------------------------------------------------------------- printed lines
+#: Lines that notebook cells print (stdout): one catalog for all notebooks, an entry per line *template*
+#: (helpers.i18n.line_template: numbers -> {0}, {1}...), its occurrences the notebook cells that print it.
+OUTPUTS_CATALOG = "outputs.po"
+OUTPUTS_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "outputs.mo"
+#: A printed line is extracted when it has at least this many words (shorter ones are labels, values, tables).
+MIN_WORDS = 6
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+#: The notebooks whose printed lines are all translated: ``check`` fails on an untranslated line of these, and only
+#: reports (a note, not a problem) the English lines of the others. Add a notebook once its lines are translated.
+OUTPUTS_TRANSLATED = {"01_position_blindness", "02_sinusoidal", "03_learned"}
+
+
+def printed_lines(book: Path) -> list[tuple[int, str]]:
+    """(cell index, line) of every non-empty line the notebook's code cells print (stored stdout)."""
+    out = []
+    for index, cell in enumerate(read_notebook(book)["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream" and o.get("name") == "stdout":
+                out += [
+                    (index, line.rstrip()) for line in cell_source({"source": o["text"]}).splitlines() if line.strip()
+                ]
+    return out
+
+
+def is_sentence(line: str) -> bool:
+    """A line to translate: at least :data:`MIN_WORDS` words, and not one of the package's own messages (those are
+    in helpers.po)."""
+    from helpers.i18n import _translate_message
+
+    return len(WORD.findall(line)) >= MIN_WORDS and _translate_message(line, "zh_CN") is None
+
+
+def output_templates(book: Path) -> dict[str, list[int]]:
+    """template -> the cells printing it, for every sentence line of ``book`` (in notebook order)."""
+    found: dict[str, list[int]] = {}
+    for index, line in printed_lines(book):
+        if is_sentence(line):
+            cells = found.setdefault(line_template(line)[0], [])
+            if index not in cells:
+                cells.append(index)
+    return found
+
+
+def merge_outputs_catalog(old: polib.POFile, extracted: dict[str, dict[str, list[int]]]) -> polib.POFile:
+    """The printed-lines catalog with the notebooks of ``extracted`` ({notebook file name: templates}) brought up
+    to date; every other notebook's occurrences are kept as they are. An entry no notebook prints any more becomes
+    obsolete (translated) or is dropped (untranslated); a new template is added untranslated, or fuzzy with the
+    translation of a close template (msgmerge semantics)."""
+    new = polib.POFile(wrapwidth=0)
+    new.metadata = {**METADATA, **{k: v for k, v in old.metadata.items() if k not in METADATA}}
+    entries: dict[str, polib.POEntry] = {}
+    for e in old:
+        if e.obsolete:
+            continue
+        kept = [(f, c) for f, c in e.occurrences if f not in extracted]
+        entries[e.msgid] = polib.POEntry(msgid=e.msgid, msgstr=e.msgstr, flags=list(e.flags), tcomment=e.tcomment,
+                                         previous_msgid=e.previous_msgid, occurrences=kept)  # fmt: skip
+    translated = {e.msgid: e for e in old if not e.obsolete and e.msgstr}
+    for name, templates in extracted.items():
+        for template, cells in templates.items():
+            if template not in entries:
+                entry = polib.POEntry(msgid=template, msgstr="", occurrences=[])
+                best, ratio = None, FUZZY_MATCH
+                for msgid, candidate in translated.items():
+                    r = difflib.SequenceMatcher(None, msgid, template, autojunk=False).ratio()
+                    if r > ratio:
+                        best, ratio = candidate, r
+                if best is not None:
+                    entry.msgstr, entry.flags, entry.previous_msgid = best.msgstr, ["fuzzy"], best.msgid
+                entries[template] = entry
+            entries[template].occurrences += [(name, str(c)) for c in cells]
+    for e in entries.values():
+        if e.occurrences:
+            new.append(e)
+        elif e.msgstr:
+            e.obsolete = True
+            new.append(e)
+    for e in old:
+        if e.obsolete and e.msgid not in entries:
+            new.append(e)
+    return new
+
+
+def update_outputs_catalog(books: list[Path], paths: Paths = DEFAULT) -> polib.POFile:
+    path = paths.catalogs / OUTPUTS_CATALOG
+    po = merge_outputs_catalog(load_catalog(path), {b.name: output_templates(b) for b in books})
+    po.save(str(path))
+    return po
+
+
+def _numbered_fields(template: str) -> list[str]:
+    import string
+
+    return sorted(name for _, name, _, _ in string.Formatter().parse(template) if name is not None)
+
+
+def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[str]]:
+    """(problems, notes). For each notebook of :data:`OUTPUTS_TRANSLATED`: the catalog is current with its stored
+    outputs and every template it prints is translated (not fuzzy) with the same numbered fields. For the others a
+    note says how many of their printed sentence lines are still English. And outputs.mo is the catalog compiled."""
+    path = paths.catalogs / OUTPUTS_CATALOG
+    po = load_catalog(path)
+    usable_ids = {e.msgid for e in po if usable(e)}
+    problems, notes = [], []
+    for e in po:
+        if e.msgstr and not e.obsolete and _numbered_fields(e.msgid) != _numbered_fields(e.msgstr):
+            problems.append(
+                Problem(OUTPUTS_CATALOG, None, f"numbers differ from the English: {e.msgid!r}", "invariant")
+            )
+    for book in english_notebooks(paths):
+        templates = output_templates(book)
+        if book.stem in OUTPUTS_TRANSLATED:
+            occurrences = {(e.msgid, f, c) for e in po if not e.obsolete for f, c in e.occurrences if f == book.name}
+            wanted = {(t, book.name, str(c)) for t, cells in templates.items() for c in cells}
+            if occurrences != wanted:
+                problems.append(Problem(book.name, None, kind="current", what=f"{OUTPUTS_CATALOG} is not current with its printed lines: run `python scripts/i18n.py extract {book.stem}`"))  # fmt: skip
+            for t, cells in templates.items():
+                if t not in usable_ids:
+                    problems.append(
+                        Problem(book.name, cells[0], f"printed line untranslated or fuzzy: {t!r}", "complete")
+                    )
+        else:
+            lines = [line for _, line in printed_lines(book) if is_sentence(line)]
+            left = sum(line_template(line)[0] not in usable_ids for line in lines)
+            if left:
+                notes.append(f"{book.name}: {left} of {len(lines)} printed sentence lines still English (not in OUTPUTS_TRANSLATED)")  # fmt: skip
+    if not OUTPUTS_MO.exists() or OUTPUTS_MO.read_bytes() != compile_mo(po):
+        problems.append(Problem(OUTPUTS_CATALOG, None, kind="build", what=f"{OUTPUTS_MO.relative_to(ROOT)} is not its compilation: run `python scripts/i18n.py build`"))  # fmt: skip
+    return problems, notes
 
 
 def update_package_catalog(paths: Paths = DEFAULT) -> polib.POFile:
@@ -332,14 +473,7 @@ HTML_ATTR = re.compile(r"""(?P<attr>\b(?:href|src))=(?P<q>["'])(?P<target>[^"']+
 HTML_ID = re.compile(r"""<a\b[^>]*\b(?:id|name)=["']([^"']+)["']""")
 BARE_URL = re.compile(r"(?<![(<\"'])https?://[^\s)<>\]\"']+")
 ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
-#: A number (see i18n/README.md): ASCII-bounded digits with optional sign (U+2212 or '-' glued to the digits and
-#: not after a letter/digit), thousands groups (1,024), decimals (0.983), exponent (1e-4), superscript digits
-#: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) and an optional %. Digits glued to other letters
-#: (float32, 1st, E9) are words, not numbers. ASCII digits only: a full-width １０ is not the number 10.
-NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.,])(?:[−-](?=[0-9]))?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][−+-]?[0-9]+)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*"
-    r"(?:[kKMBGTL](?![A-Za-z0-9_]))?%?(?![A-Za-z0-9_])"
-)
+#: A number: helpers.i18n.NUMBER (see i18n/README.md), the pattern the printed-line templates use too.
 
 
 @dataclass
@@ -830,6 +964,10 @@ def check_all(paths: Paths = DEFAULT, catalog: str | None = None) -> list[Proble
         out += check_catalog(book, paths, glossary)
     if catalog is None:
         out += check_package_catalog(paths)
+        problems, notes = check_outputs_catalog(paths)
+        out += problems
+        for note in notes:
+            print("note:", note, file=sys.stderr)
         for book in books:
             out += check_code_identical(book, paths.zh / book.name)
         fresh = build_all(paths, allow_incomplete=True, write=False)
@@ -871,6 +1009,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"names: unknown notebook(s) {unknown}; allowed: {sorted(by_stem)}")
         chosen = [by_stem[n] for n in args.names] if args.names else books
+        po = update_outputs_catalog(chosen)
+        print(f"i18n/zh_CN/{OUTPUTS_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
         po = update_package_catalog()
         print(f"i18n/zh_CN/{PACKAGE_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
         for path, po in extract_all(chosen).items():
@@ -885,7 +1025,7 @@ def main(argv: list[str] | None = None) -> int:
         except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1
-        print(f"wrote {PACKAGE_MO.relative_to(ROOT)} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
+        print(f"wrote {PACKAGE_MO.name}, {OUTPUTS_MO.name} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
         return 0
     if args.catalog is not None and args.catalog not in by_stem:
         parser.error(f"--catalog: unknown catalog {args.catalog!r}; allowed: {sorted(by_stem)}")

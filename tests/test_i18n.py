@@ -368,3 +368,44 @@ def test_zh_code_differs_only_by_the_setup_line(book):
     en = [i18n.cell_source(c) for c in i18n.read_notebook(book)["cells"] if c["cell_type"] == "code"]
     zh = [i18n.cell_source(c) for c in i18n.read_notebook(ZH / book.name)["cells"] if c["cell_type"] == "code"]
     assert zh[0] == en[0] + "\n" + i18n.ZH_SETUP_LINE and zh[1:] == en[1:]
+
+
+# ----------------------------------------------------------------------------- lines that notebook cells print
+from helpers import i18n as lang  # noqa: E402
+
+
+def test_printed_lines_of_the_translated_notebooks_are_all_translated():
+    """outputs.po: for every notebook of OUTPUTS_TRANSLATED, current with its stored outputs and every printed
+    sentence line's template translated with the same numbers; outputs.mo compiled from it. The other notebooks'
+    English lines are reported (``scripts/i18n.py check`` prints a note), not failed."""
+    problems, notes = i18n.check_outputs_catalog()
+    assert not problems, _report(problems)
+    assert all("not in OUTPUTS_TRANSLATED" in n for n in notes)
+
+
+def test_line_template_numbers_become_placeholders_and_words_keep_their_digits():
+    assert lang.line_template("loss 2.08 at 8L on float32, SmolLM2: −0.5, 1,024 and {x} 99.5%") == (
+        "loss {0} at {1} on float32, SmolLM2: {2}, {3} and {{x}} {4}",
+        ["2.08", "8L", "−0.5", "1,024", "99.5%"],
+    )
+
+
+def test_translate_line_refills_numbers_in_the_translations_order():
+    line = "output at t = 15 shorter than at t = 0 in 99.5% of the 2000 sequences"
+    assert lang.translate_line(line, "zh_CN") == "在 2000 个序列中的 99.5%，t = 15 处的输出比 t = 0 处的短"
+    assert lang.translate_line(line.replace("2000", "7"), "zh_CN").startswith("在 7 个序列中")
+    assert lang.translate_line(line, "en") == line
+    assert lang.translate_line("no entry covers this line at all, it stays", "zh_CN").endswith("it stays")
+
+
+def test_in_chinese_stdout_translates_whole_lines_as_they_are_printed(capsys):
+    line = "output at t = 15 shorter than at t = 0 in 99.5% of the 2000 sequences"
+    lang.set_language("zh_CN")
+    try:
+        print("output at t = 15 shorter ", end="")  # a partial line waits for the rest
+        print("than at t = 0 in 99.5% of the 2000 sequences\nunchanged")
+    finally:
+        lang.set_language("en")
+    assert capsys.readouterr().out == lang.translate_line(line, "zh_CN") + "\nunchanged\n"
+    print(line)
+    assert capsys.readouterr().out == line + "\n"
