@@ -349,19 +349,44 @@ def printed_lines(book: Path) -> list[tuple[int, str]]:
     return out
 
 
-def is_sentence(line: str) -> bool:
-    """A line to translate: at least :data:`MIN_WORDS` words, and not one of the package's own messages (those are
-    in helpers.po)."""
+#: A shorter line (at least :data:`MIN_COMMON_WORDS` words) is extracted too when its template is printed by at least
+#: :data:`COMMON_IN` notebooks ("section 3: all checks passed").
+MIN_COMMON_WORDS = 3
+COMMON_IN = 3
+
+
+def common_templates(notebooks: Path) -> frozenset[str]:
+    """Templates of lines with at least :data:`MIN_COMMON_WORDS` words printed by at least :data:`COMMON_IN` of the
+    English notebooks in ``notebooks``."""
+    books = tuple((str(b), b.stat().st_mtime_ns) for b in sorted(notebooks.glob("[0-9][0-9]*.ipynb")))
+    return _common_templates(books)
+
+
+@functools.lru_cache(maxsize=8)
+def _common_templates(books: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    seen: dict[str, set[str]] = {}
+    for path, _ in books:
+        for _, line in printed_lines(Path(path)):
+            if len(WORD.findall(line)) >= MIN_COMMON_WORDS:
+                seen.setdefault(line_template(line)[0], set()).add(path)
+    return frozenset(t for t, where in seen.items() if len(where) >= COMMON_IN)
+
+
+def is_sentence(line: str, common: frozenset[str] = frozenset()) -> bool:
+    """A line to translate: at least :data:`MIN_WORDS` words or a template in ``common`` (:func:`common_templates`),
+    and not one of the package's own messages (those are in helpers.po)."""
     from helpers.i18n import _translate_message
 
-    return len(WORD.findall(line)) >= MIN_WORDS and _translate_message(line, "zh_CN") is None
+    long_enough = len(WORD.findall(line)) >= MIN_WORDS or line_template(line)[0] in common
+    return long_enough and _translate_message(line, "zh_CN") is None
 
 
 def output_templates(book: Path) -> dict[str, list[int]]:
     """template -> the cells printing it, for every sentence line of ``book`` (in notebook order)."""
     found: dict[str, list[int]] = {}
+    common = common_templates(book.parent)
     for index, line in printed_lines(book):
-        if is_sentence(line):
+        if is_sentence(line, common):
             cells = found.setdefault(line_template(line)[0], [])
             if index not in cells:
                 cells.append(index)
@@ -447,7 +472,8 @@ def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[s
                         Problem(book.name, cells[0], f"printed line untranslated or fuzzy: {t!r}", "complete")
                     )
         else:
-            lines = [line for _, line in printed_lines(book) if is_sentence(line)]
+            common = common_templates(book.parent)
+            lines = [line for _, line in printed_lines(book) if is_sentence(line, common)]
             left = sum(line_template(line)[0] not in usable_ids for line in lines)
             if left:
                 notes.append(f"{book.name}: {left} of {len(lines)} printed sentence lines still English (not in OUTPUTS_TRANSLATED)")  # fmt: skip
