@@ -33,7 +33,7 @@ def _panels():
     import numpy as np
 
     from helpers.sinusoidal import sinusoidal_table
-    from helpers.widgets import blindness, extension, learned, modern, rope, score_biases, sinusoidal
+    from helpers.widgets import blindness, extension, learned, modern, position_2026, rope, score_biases, sinusoidal
 
     table = np.random.default_rng(0).normal(scale=0.02, size=(64, 32))  # (max_seq_len, d_model), like notebook 03
     return [
@@ -58,6 +58,7 @@ def _panels():
         ("08", "sink", modern.sink_panel),
         ("08", "attention", modern.attention_panel),
         ("08", "loss", modern.loss_panel),
+        ("09", "temperature", position_2026.temperature_panel),
     ]
 
 

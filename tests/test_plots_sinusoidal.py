@@ -241,7 +241,10 @@ def test_draw_clocks_shows_what_plot_clocks_draws_and_limits_the_dials():
         assert _shown(ax)[1] == _shown(ref)[1]
         for got, want in zip(_shown(ax)[0], _line_data(ref), strict=True):
             np.testing.assert_allclose(got, want)
-        assert ax.get_xlim() == ref.get_xlim() and ax.get_ylim() == ref.get_ylim()
+        # plot_clocks' limits, widened about their centre for equal units on x and y (the panel's box stays put)
+        (x0, x1), (y0, y1), (rx0, rx1), (ry0, ry1) = ax.get_xlim(), ax.get_ylim(), ref.get_xlim(), ref.get_ylim()
+        assert x0 <= rx0 and x1 >= rx1 and y0 <= ry0 and y1 >= ry1
+        assert x0 + x1 == pytest.approx(rx0 + rx1) and y0 + y1 == pytest.approx(ry0 + ry1)
     hands = [line for line in ax.get_lines() if (line.get_gid() or "").startswith("hand") and line.get_visible()]
     assert len(hands) == 3
     with pytest.raises(ValueError, match="dials"):

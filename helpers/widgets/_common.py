@@ -25,8 +25,13 @@ How a View declares its moving artists:
   the first move of each control;
 * artists above a moving one in the same axes (higher ``zorder``: spines, texts, legends) are drawn with it, so the
   layering is that of a full draw: a blitted frame equals a fresh drawing pixel for pixel (``tests/test_panels.py``);
-* a View whose axes must not move keeps fixed limits that cover its controls' whole range (set once in ``setup``):
-  a limit that follows the data makes every move a full redraw.
+* a View whose axes must not move keeps fixed limits that cover its controls' whole range: a limit that follows the
+  data makes every move a full redraw, unless
+* an axis itself is declared moving (``ax.xaxis`` or ``ax.yaxis`` among the moving artists): its limits, ticks,
+  tick labels and label are then drawn on every frame and are not part of the background, so they may follow the
+  values (tokens as tick labels, a range a slider chooses, a y label a toggle changes). The View promises that no
+  static artist of that axes depends on that direction's limits (declare such artists moving too); the pixel
+  comparison with a fresh drawing (``tests/test_panels.py``) checks it.
 
 The frame is shown in an :class:`ipywidgets.Image` whose ``value`` is replaced (one binary message; the output area
 is not cleared and no base64 is decoded), inside the panel's last child, an :class:`ipywidgets.Output` (so a panel

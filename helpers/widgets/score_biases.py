@@ -32,6 +32,10 @@ ALIBI_DEFAULTS = {"num_heads": 8, "distance": 256, "threshold": 4.6}  # 4.6 ≈ 
 BUCKET_LAYOUT = Layout((6.4, 3.3), left=0.09, bottom=0.15, right=0.98, top=0.9)
 ALIBI_LAYOUT = Layout((9.6, 3.3), left=0.085, bottom=0.15, right=0.985, top=0.9, ncols=2, wspace=0.28)
 
+THRESHOLD_RANGE = (0.5, 10.0)  # the threshold slider (nats)
+#: The penalty axis for every threshold of the slider (as :func:`helpers.plots.score_biases.alibi_parts` sets it for
+#: one: down to twice the threshold), so it stays put while the threshold moves.
+ALIBI_PENALTY_YLIM = (-2.0 * THRESHOLD_RANGE[1], 0.1 * THRESHOLD_RANGE[1])
 _DISTANCE = torch.arange(P.BUCKET_SPAN)  # (R,) distances 0..R−1
 
 
@@ -62,6 +66,13 @@ class BucketView(View):
             return P.update_buckets(self.axes, self.artists, None, message=_wrap(str(err)))
         return P.update_buckets(self.axes, self.artists, parts)
 
+    def moving_artists(self):
+        # the y axis shows the buckets 0..num_buckets − 1: drawn on every frame with the curves (the bands and texts
+        # are placed in axes coordinates along y, so the cached background does not depend on it)
+        a = self.artists
+        shown = [a[k] for k in ("exact_band", "far_band", "past", "future", "exact_text", "far_text", "message")]
+        return [*shown, self.axes.yaxis, self.axes.title]
+
 
 class AlibiView(View):
     layout = ALIBI_LAYOUT
@@ -71,7 +82,26 @@ class AlibiView(View):
 
     def update(self, num_heads, distance, threshold):
         parts = P.alibi_parts(alibi_slopes(num_heads).numpy(), distance, threshold)
-        return P.update_alibi(self.axes, self.artists, parts)
+        axes = P.update_alibi(self.axes, self.artists, parts)
+        axes[0].set_ylim(*ALIBI_PENALTY_YLIM)
+        return axes
+
+    def moving_artists(self):
+        # left: the penalty axis is fixed (every threshold fits), the distance axis is what "distance shown" sets;
+        # right: heads on x and windows (threshold / slope, log) on y follow H and the threshold: drawn every frame
+        a, (ax_p, ax_w) = self.artists, self.axes
+        texts = [a["threshold_text"], a["caption"], ax_p.title, ax_w.title]
+        return [
+            *a["lines"],
+            a["threshold"],
+            a["stems"],
+            a["dots"],
+            a["reach"],
+            *texts,
+            ax_p.xaxis,
+            ax_w.xaxis,
+            ax_w.yaxis,
+        ]
 
 
 def _wrap(text: str, width: int = 70) -> str:
@@ -116,6 +146,6 @@ def alibi_panel() -> W.VBox:
     controls = {
         "num_heads": int_slider("heads H", d["num_heads"], 1, P.MAX_HEADS),
         "distance": int_slider("distance shown (tokens)", d["distance"], 16, 4096, 16),
-        "threshold": float_slider("threshold (nats)", d["threshold"], 0.5, 10.0, 0.1, fmt=".1f"),
+        "threshold": float_slider("threshold (nats)", d["threshold"], *THRESHOLD_RANGE, 0.1, fmt=".1f"),
     }
     return panel(draw_alibi, controls, layout=ALIBI_LAYOUT, columns=2)

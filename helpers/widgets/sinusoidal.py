@@ -90,6 +90,7 @@ class ClocksView(View):
     def setup(self, ax):
         self.ax = ax
         sinusoidal_plots.frame_clocks(ax)
+        ax.set_aspect("auto")  # equal units on both axes from the limits instead (_equal_aspect): the box stays
         style = sinusoidal_plots.CLOCK_STYLE
         self.dials = ax.plot([], [], **style["dials"])[0]
         self.ticks = ax.plot([], [], **style["ticks"])[0]
@@ -107,8 +108,9 @@ class ClocksView(View):
             self.n_dials = n
             self.dials.set_data(*parts["dials"])
             self.ticks.set_data(*parts["ticks"])
-            self.ax.set_xlim(*parts["xlim"])
-            self.ax.set_ylim(*parts["ylim"])
+            xlim, ylim = _equal_aspect(self.ax, parts["xlim"], parts["ylim"])
+            self.ax.set_xlim(*xlim)
+            self.ax.set_ylim(*ylim)
             for i, (hand, caption) in enumerate(zip(self.hands, self.captions, strict=True)):
                 hand.set_visible(i < n)
                 caption.set_visible(i < n)
@@ -121,6 +123,28 @@ class ClocksView(View):
             caption.set_text(text)
         self.ax.set_title(parts["title"])
         return self.ax
+
+    def moving_artists(self):
+        # the number of dials sets the limits (the axes' box stays): everything inside is drawn on every frame
+        ax = self.ax
+        return [self.dials, self.ticks, self.trail, *self.hands, *self.captions, ax.xaxis, ax.yaxis, ax.title]
+
+
+def _equal_aspect(ax, xlim, ylim) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``(xlim, ylim)`` widened about their centres so that one unit is as long on x as on y in ``ax``'s box.
+
+    What ``set_aspect("equal")`` does by shrinking the box, done on the limits: the box stays put when the number of
+    dials changes (so a panel redraws only the dials), and the dials are drawn at the same size, centred.
+    """
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    ratio = (box.width * fig_w) / (box.height * fig_h)  # the box's width over its height
+    (x0, x1), (y0, y1) = xlim, ylim
+    if (x1 - x0) / (y1 - y0) < ratio:  # too narrow: widen x
+        half, mid = 0.5 * (y1 - y0) * ratio, 0.5 * (x0 + x1)
+        return (mid - half, mid + half), (y0, y1)
+    half, mid = 0.5 * (x1 - x0) / ratio, 0.5 * (y0 + y1)
+    return (x0, x1), (mid - half, mid + half)
 
 
 def draw_waves(d_model: int, base: float, dim_a: int, dim_b: int, n_positions: int, *, fig=None):
