@@ -466,3 +466,30 @@ def test_every_repair_hint_names_the_model_it_repairs():
     assert {k: fetch.wheel_repair_command(w).endswith("--model gemma3") for k, w in fetch.WHEELS.items()} == {
         k: k.startswith("gemma3") for k in fetch.WHEELS
     }
+
+
+def test_positive_control_file_refuses_other_tokens_labels_and_models(tmp_path):
+    """Notebook 07's shipped positive control is read only for the tokens it was measured on (SHA-256 checked)."""
+    import json
+
+    from helpers.real.results import POSITIVE_CONTROL_FILE, ResultsFileError, load_positive_control
+
+    shipped = json.loads(POSITIVE_CONTROL_FILE.read_text())
+    assert [r["label"] for r in shipped["runs"]] == ["with the first copy", "first copy replaced"]
+    assert all(r["n_tokens"] == 8960 and len(r["tail_losses"]) == r["tail"] == 256 for r in shipped["runs"])
+    run = {"label": "a", "n_tokens": 3, "tokens_sha256": "", "tail_losses": [1.0, 2.0]}
+    from helpers.real.texts import tokens_sha256
+
+    run["tokens_sha256"] = tokens_sha256([5, 6, 7])
+    path = tmp_path / "pc.json"
+    path.write_text(json.dumps({"meta": shipped["meta"], "runs": [run]}))
+    assert load_positive_control({"a": [5, 6, 7]}, path)["a"].tolist() == [1.0, 2.0]
+    with pytest.raises(ResultsFileError, match=r"run 'a' was measured on other tokens \(3 tokens"):
+        load_positive_control({"a": [5, 6, 8]}, path)
+    with pytest.raises(ResultsFileError, match=r"has no run labelled 'b'; it has \['a'\]"):
+        load_positive_control({"b": [5, 6, 7]}, path)
+    path.write_text(json.dumps({"meta": {"gguf_sha256": "x"}, "runs": [run]}))
+    with pytest.raises(ResultsFileError, match="records none of the course's models"):
+        load_positive_control({"a": [5, 6, 7]}, path)
+    with pytest.raises(ResultsFileError, match="does not exist: write it with"):
+        load_positive_control({"a": [5, 6, 7]}, tmp_path / "missing.json")

@@ -25,9 +25,11 @@ from helpers.real.fetch import WHEELS
 from helpers.real.model import EVAL_METHODS, RealLlama, rope_parameters
 from helpers.real.passkey import DEPTHS, FILLER, KEY_LINE, QUESTION, TASK, passkey_keys, passkey_prompt, passkey_trial
 from helpers.real.results import (
+    POSITIVE_CONTROL_FILE,
     RESULTS_FILE,
     TRY_IT_FILE,
     check_results_model,
+    load_positive_control,
     load_results,
     loss_curves,
     loss_table,
@@ -44,6 +46,7 @@ __all__ = [
     "FILLER",
     "KEY_LINE",
     "PARTS",
+    "POSITIVE_CONTROL_FILE",
     "QUESTION",
     "RESULTS_FILE",
     "TASK",
@@ -51,8 +54,10 @@ __all__ = [
     "block_means",
     "default_plan",
     "effective_scale",
+    "load_positive_control",
     "load_results",
     "loss_curves",
+    "measure_positive_control",
     "loss_table",
     "passkey_counts",
     "passkey_stats",
@@ -299,6 +304,49 @@ def _meta() -> dict:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}",
         "note": "float32 CPU forward pass of the dequantised Q4_1 weights; times are wall-clock on a shared machine",
     }
+
+
+def measure_positive_control(
+    model: RealLlama,
+    sequences: dict,
+    *,
+    method: str = "yarn",
+    factor: float = 2.0,
+    tail: int = 256,
+    path: str | os.PathLike = POSITIVE_CONTROL_FILE,
+) -> dict:
+    """One pass per labelled sequence (``label -> token ids``) with ``method`` at ``factor``; the per-token losses
+    of the last ``tail`` predictions are written to ``path`` (with each sequence's SHA-256, so
+    :func:`load_positive_control` can check it reads the same tokens). Returns label -> losses, ``(tail,)``.
+
+    Notebook 07's positive control: a 256-token passage repeated 8,704 positions later, with and without its
+    first copy (two passes of 8,960 tokens: minutes each on one torch thread)."""
+    if method not in EVAL_METHODS:
+        raise ValueError(f"method must be one of {list(EVAL_METHODS)}, got {method!r}")
+    if not (isinstance(tail, int) and tail >= 1):
+        raise ValueError(f"tail must be a positive integer number of tokens, got {tail!r}")
+    short = {label: len(ids) for label, ids in sequences.items() if len(ids) <= tail}
+    if short:
+        raise ValueError(f"every sequence must be longer than tail = {tail} tokens; these are not: {short}")
+    runs, out = [], {}
+    for label, ids in sequences.items():
+        t0 = time.perf_counter()
+        losses = np.asarray(model.token_losses(ids, method=method, factor=factor), dtype=np.float64)[-tail:]
+        out[label] = losses
+        runs.append(
+            {
+                "label": label,
+                "method": method,
+                "factor": float(factor),
+                "n_tokens": len(ids),
+                "tokens_sha256": tokens_sha256(ids),
+                "tail": tail,
+                "seconds": round(time.perf_counter() - t0, 1),
+                "tail_losses": [round(float(x), 6) for x in losses],
+            }
+        )
+    write_results({"meta": _meta(), "runs": runs}, path)
+    return out
 
 
 def run_plan(

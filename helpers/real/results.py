@@ -18,11 +18,13 @@ import numpy as np
 from helpers.real.pins import MODELS, WHEELS
 
 __all__ = [
+    "POSITIVE_CONTROL_FILE",
     "RESULTS_FILE",
     "TRY_IT_FILE",
     "ResultsFileError",
     "atomic_write_bytes",
     "check_results_model",
+    "load_positive_control",
     "load_results",
     "results_model",
     "write_results",
@@ -35,6 +37,9 @@ __all__ = [
 RESULTS_FILE = Path(__file__).with_name("results") / "results.json"
 #: The try-it panel's precomputed settings (``python -m helpers.real try-it`` writes it).
 TRY_IT_FILE = RESULTS_FILE.with_name("try_it.json")
+#: Notebook 07's positive control (two one-pass YaRN runs of 8,960 tokens, minutes each on one thread):
+#: :func:`helpers.real.evaluate.measure_positive_control` writes it, :func:`load_positive_control` reads it.
+POSITIVE_CONTROL_FILE = RESULTS_FILE.with_name("positive_control.json")
 
 
 class ResultsFileError(ValueError):
@@ -65,6 +70,39 @@ def load_results(path: str | os.PathLike = RESULTS_FILE) -> dict:
     ):
         raise ResultsFileError(f'{path} is not a results file: it holds no {{"meta": {{...}}, "runs": [...]}}')
     return results
+
+
+def load_positive_control(sequences: dict, path: str | os.PathLike = POSITIVE_CONTROL_FILE) -> dict:
+    """The shipped losses of the positive control: label -> per-token losses (float64, ``(tail,)``) on the last
+    ``tail`` tokens of that label's sequence, one pass each.
+
+    ``sequences``: label -> the token ids the caller built (list of ints). Each label must be in the file and its
+    ids must be the ones measured (same SHA-256, :func:`helpers.real.texts.tokens_sha256`), and the file must be
+    SmolLM2's: otherwise :class:`ResultsFileError` names the file, the label and what differs.
+    """
+    from helpers.real.texts import tokens_sha256
+
+    path = Path(path)
+    if not path.exists():
+        raise ResultsFileError(
+            f"{path} does not exist: write it with helpers.real.evaluate.measure_positive_control (minutes per pass)"
+        )
+    results = load_results(path)
+    if results_model(results) != "smollm2":
+        raise ResultsFileError(f"{path} was not written by the SmolLM2 model of chapter 07")
+    runs = {r.get("label"): r for r in results["runs"]}
+    out = {}
+    for label, ids in sequences.items():
+        if label not in runs:
+            raise ResultsFileError(f"{path} has no run labelled {label!r}; it has {sorted(map(str, runs))}")
+        run = runs[label]
+        if run["tokens_sha256"] != tokens_sha256(ids) or run["n_tokens"] != len(ids):
+            raise ResultsFileError(
+                f"{path}: run {label!r} was measured on other tokens ({run['n_tokens']} tokens, sha256 "
+                f"{run['tokens_sha256'][:12]}…) than the {len(ids)} given (sha256 {tokens_sha256(ids)[:12]}…)"
+            )
+        out[label] = np.asarray(run["tail_losses"], dtype=np.float64)
+    return out
 
 
 def results_model(results: dict) -> str | None:
