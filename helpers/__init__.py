@@ -28,6 +28,7 @@ One module per idea (import the one you need, e.g. ``from helpers import rope``)
 * :mod:`helpers.methods`      the vocabulary: every method's identifier, label, colour and paper
 * :mod:`helpers.exercises`    the checking cells of the exercises
 * :mod:`helpers.i18n`         the course's language (English or Chinese): the package's messages, printed lines
+* :mod:`helpers.cjk_font`     the Chinese figures' font (Noto Sans CJK SC from a pinned wheel), for matplotlib
 * :mod:`helpers.plots`        pure matplotlib figures, one module per notebook
 * :mod:`helpers.widgets`      slider panels wiring ipywidgets to the plots
 

@@ -82,6 +82,17 @@ WHEELS: dict[str, Wheel] = {
             (4, "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38", 60_704_618),
         )
     },
+    # The Chinese edition's figure font (helpers.cjk_font): only Noto Sans CJK SC is read from this wheel (it also
+    # carries SimHei.ttf, whose licence is doubtful: never extracted, the wheel is never installed). Measured 2026-12-03.
+    "cjk_font": Wheel(
+        "mplfonts",
+        "0.0.11",
+        "mplfonts-0.0.11-py3-none-any.whl",
+        "b5e05ba7fd9a59cae48d1db41f657f50e6765e6f04b8d78504438b93a66b6e13",
+        85_007_249,
+        "mplfonts/fonts/NotoSansCJKsc-Regular.otf",
+        "SIL Open Font License 1.1 (Noto Sans CJK SC, Google and Adobe; licence text in the font's name table)",
+    ),
 }
 
 
