@@ -327,6 +327,9 @@ def write_mo_files(paths: Paths = DEFAULT) -> None:
 #: (helpers.i18n.line_template: numbers -> {0}, {1}...), its occurrences the notebook cells that print it.
 OUTPUTS_CATALOG = "outputs.po"
 OUTPUTS_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "outputs.mo"
+#: A changed printed line inherits the translation of a template at least this similar, flagged fuzzy (higher than
+#: for cells: table rows and lines of numbers look alike).
+OUTPUT_FUZZY_MATCH = 0.85
 #: A printed line is extracted when it has at least this many words (shorter ones are labels, values, tables).
 MIN_WORDS = 6
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -412,7 +415,7 @@ def merge_outputs_catalog(old: polib.POFile, extracted: dict[str, dict[str, list
         for template, cells in templates.items():
             if template not in entries:
                 entry = polib.POEntry(msgid=template, msgstr="", occurrences=[])
-                best, ratio = None, FUZZY_MATCH
+                best, ratio = None, OUTPUT_FUZZY_MATCH
                 for msgid, candidate in translated.items():
                     r = difflib.SequenceMatcher(None, msgid, template, autojunk=False).ratio()
                     if r > ratio:
@@ -455,7 +458,7 @@ def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[s
     usable_ids = {e.msgid for e in po if usable(e)}
     problems, notes = [], []
     for e in po:
-        if e.msgstr and not e.obsolete and _numbered_fields(e.msgid) != _numbered_fields(e.msgstr):
+        if usable(e) and _numbered_fields(e.msgid) != _numbered_fields(e.msgstr):
             problems.append(
                 Problem(OUTPUTS_CATALOG, None, f"numbers differ from the English: {e.msgid!r}", "invariant")
             )
