@@ -425,6 +425,7 @@ def merge_outputs_catalog(old: polib.POFile, extracted: dict[str, dict[str, list
                 entries[template] = entry
             entries[template].occurrences += [(name, str(c)) for c in cells]
     for e in entries.values():
+        e.occurrences = sorted(e.occurrences, key=lambda o: (o[0], int(o[1])))  # the same file whatever the order
         if e.occurrences:
             new.append(e)
         elif e.msgstr:
