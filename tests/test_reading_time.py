@@ -106,3 +106,21 @@ def test_counting_rules_on_a_toy_notebook(tmp_path):
     assert (r.optional.words, r.optional.code_cells, r.optional.figures, r.optional.exercises) == (204, 1, 0, 0)
     assert reading_time.stated_format(r) == "**Time:** about 15 min (+5 optional)"
     assert stated_time(path) == (20, 5)
+
+
+#: Issue 34: no notebook states more than about 110 minutes of core reading (longer material is split or marked
+#: optional, stated apart as "(+M optional)").
+CORE_CAP_MINUTES = 110
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=IDS)
+def test_no_notebook_states_more_than_the_core_cap(nb_path):
+    stated = stated_time(nb_path)
+    counted = reading_time.count_notebook(nb_path).core.minutes
+    assert stated is not None and stated[0] <= CORE_CAP_MINUTES, (
+        f"{nb_path.name} states {stated}: cap {CORE_CAP_MINUTES}"
+    )
+    assert reading_time.round_to_5(counted) <= CORE_CAP_MINUTES, (
+        f"{nb_path.name}: counted core {counted:.1f} min rounds above the cap of {CORE_CAP_MINUTES}: cut or mark "
+        "a part optional"
+    )
