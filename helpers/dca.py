@@ -10,7 +10,8 @@ chosen by the relation of its chunk i = ⌊m/c⌋ to the key's chunk j = ⌊n/c�
 
 RoPE's score depends only on p_q − p_k, so the model sees the relative position r(m, n) ≤ S for every pair, however
 long the sequence: with S no larger than the training length L (Qwen2.5-7B/14B-Instruct-1M: S = 262,144 = their
-``original_max_position_embeddings``, W = 8,192), every distance stays in the trained range. Inside a chunk the true
+``original_max_position_embeddings``, W = 8,192), every distance is at most S: inside the trained range except
+r = S = L itself, one past the largest distance training saw (L − 1). Inside a chunk the true
 distance is kept; to the previous chunk it is kept while it is at most S − b (so the first W + 1 queries of a chunk see
 the last keys of the previous chunk at their true distance: the local window); beyond, the key's offset alone sets it.
 The three parts are one softmax over every key n ≤ m (vLLM computes them as three flash-attention calls and merges

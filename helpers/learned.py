@@ -20,7 +20,7 @@ from helpers._checks import check_dim, check_int, check_positive
 
 
 class LearnedPositionalEmbedding(nn.Module):
-    """A trainable table of shape (max_seq_len, d_model), initialised N(0, init_std²) (GPT-2 uses 0.02)."""
+    """A trainable table of shape (max_seq_len, d_model), initialised N(0, init_std²) (0.02 as in HF's GPT-2 and nanoGPT; OpenAI's GPT-2 code uses 0.01)."""
 
     def __init__(self, max_seq_len: int, d_model: int, *, init_std: float = 0.02, seed: int | None = 0):
         super().__init__()
