@@ -335,7 +335,14 @@ MIN_WORDS = 6
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 #: The notebooks whose printed lines are all translated: ``check`` fails on an untranslated line of these, and only
 #: reports (a note, not a problem) the English lines of the others. Add a notebook once its lines are translated.
-OUTPUTS_TRANSLATED = {"01_position_blindness", "02_sinusoidal", "03_learned", "05b_extension_lab", "09_position_2026"}
+OUTPUTS_TRANSLATED = {
+    "01_position_blindness",
+    "02_sinusoidal",
+    "03_learned",
+    "05b_extension_lab",
+    "08_modern_models",
+    "09_position_2026",
+}
 
 
 def printed_lines(book: Path) -> list[tuple[int, str]]:
