@@ -340,6 +340,7 @@ OUTPUTS_TRANSLATED = {
     "02_sinusoidal",
     "03_learned",
     "05b_extension_lab",
+    "07_real_model",
     "08_modern_models",
     "09_position_2026",
 }
