@@ -797,7 +797,8 @@ def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: boo
 # ----------------------------------------------------------------------------------------------- checks
 @dataclass
 class Problem:
-    """One offending thing; ``kind`` is complete, current, glossary, invariant, code, build or link."""
+    """One offending thing; ``kind`` is complete, current, glossary, terminology, invariant, code, build or
+    link."""
 
     notebook: str
     cell: int | None
@@ -843,6 +844,47 @@ def check_glossary(english: str, translation: str, glossary) -> list[str]:
     ]
 
 
+def read_glossary_variants(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(english, chinese, variants) of every glossary row with a fourth field: the other renderings of the term
+    (``; ``-separated) that no catalog may use, so that each entry has one term across the edition."""
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
+    return [
+        (r[0].strip(), r[1].strip(), [v.strip() for v in r[3].split(";")]) for r in rows if len(r) > 3 and r[3].strip()
+    ]
+
+
+def _term_pattern(term: str) -> re.Pattern:
+    """A Chinese term as written; one in Latin letters (nat, NTK-Aware 插值) as whole words, case-insensitive."""
+    if term.isascii() or re.match(r"[A-Za-z]", term):
+        return re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(term)}(?![A-Za-z0-9_-])", re.I)
+    return re.compile(re.escape(term))
+
+
+GLOSS_REACH = 12  # a full-width parenthesis opening this many characters after the term glosses it
+
+
+def check_variants(translation: str, rows) -> list[str]:
+    """Every other rendering of a glossary entry in ``translation``'s prose (code, LaTeX and URLs excluded). A
+    variant inside the term's own occurrence (单元 in 单元格) or inside a parenthetical gloss opening right after
+    the term (缩放因子 $s$（源章节称“扩展倍数”）, nat（奈特）) is allowed."""
+    prose = parse(translation).prose
+    out = []
+    for en, zh, variants in rows:
+        allowed = []
+        for m in _term_pattern(zh).finditer(prose):
+            allowed.append(m.span())
+            opening = prose.find("（", m.end(), m.end() + GLOSS_REACH)
+            closing = prose.find("）", opening)
+            if opening >= 0 and closing >= 0:
+                allowed.append((opening, closing + 1))
+        for variant in variants:
+            for m in _term_pattern(variant).finditer(prose):
+                if not any(s <= m.start() and m.end() <= e for s, e in allowed):
+                    out.append(f"terminology: {m.group(0)!r} is a variant of glossary entry {en!r}: write {zh!r}")
+                    break
+    return out
+
+
 def check_invariants(english: str, translation: str) -> list[str]:
     """What of ``english`` is missing from ``translation``: numbers, code spans, LaTeX spans, link targets,
     heading structure."""
@@ -880,6 +922,7 @@ def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Pro
             )
         ]
     glossary = read_glossary(paths.glossary()) if glossary is None else glossary
+    variants = read_glossary_variants(paths.glossary())
     po = load_catalog(path)
     out = []
     first_cell = {}
@@ -905,6 +948,7 @@ def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Pro
                                "fuzzy flag" + diff))  # fmt: skip
         out += [Problem(name, cell, w, "invariant") for w in check_invariants(e.msgid, e.msgstr)]
         out += [Problem(name, cell, w, "glossary") for w in check_glossary(e.msgid, e.msgstr, glossary)]
+        out += [Problem(name, cell, w, "terminology") for w in check_variants(e.msgstr, variants)]
     fresh = extract_all([book], paths, write=False)[path]
     if str(fresh) != path.read_text(encoding="utf-8"):
         out.append(Problem(name, None, kind="current", what=f"{path.name} is not current with {name}: run `python scripts/i18n.py extract "

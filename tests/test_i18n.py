@@ -258,6 +258,13 @@ def test_glossary_terms_are_rendered(stem, catalog_problems):
 
 
 @pytest.mark.parametrize("stem", IDS)
+def test_one_term_per_glossary_entry(stem, catalog_problems):
+    """No catalog uses a variant that the glossary lists for an entry (注意看 for 观察要点, 单元 for 单元格, nats)."""
+    problems = [p for p in catalog_problems[stem] if p.kind == "terminology"]
+    assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("stem", IDS)
 def test_numbers_code_latex_and_links_survive_translation(stem, catalog_problems):
     problems = [p for p in catalog_problems[stem] if p.kind == "invariant"]
     assert not problems, _report(problems)
@@ -302,11 +309,26 @@ def test_glossary_rule_whole_words_plurals_longest_match_and_code_excluded():
 
 def test_glossary_file_is_well_formed():
     lines = (i18n.CATALOGS / "glossary.tsv").read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "english\tchinese\tsource"
+    assert lines[0] == "english\tchinese\tsource\tvariants"
     rows = [line.split("\t") for line in lines[1:]]
-    assert all(len(r) == 3 and all(x.strip() == x and x for x in r) for r in rows), "3 tab-separated fields a line"
+    assert all(len(r) in (3, 4) and all(x.strip() == x and x for x in r) for r in rows), "3 or 4 tab-separated fields"
     english = [r[0].lower() for r in rows]
     assert len(english) == len(set(english)), "an English term twice"
+    for en, zh, variants in i18n.read_glossary_variants(i18n.CATALOGS / "glossary.tsv"):
+        assert all(v and v != zh for v in variants), f"{en!r}: a variant empty or equal to the term"
+
+
+def test_variant_rule_term_gloss_code_and_whole_words():
+    rows = [("cell", "单元格", ["单元"]), ("nat", "nat", ["nats", "奈特"]), ("scale factor", "缩放因子", ["扩展倍数"])]
+    assert i18n.check_variants("下一个单元格，损失 2.1 nat（奈特），natural 的 `nats`、$nats$。", rows) == []
+    assert i18n.check_variants("缩放因子 $s$（源章节称「扩展倍数」）", rows) == []
+    found = i18n.check_variants("下一个单元计算 2.1 nats；扩展倍数为 4，单位奈特。", rows)
+    assert found == [
+        "terminology: '单元' is a variant of glossary entry 'cell': write '单元格'",
+        "terminology: 'nats' is a variant of glossary entry 'nat': write 'nat'",
+        "terminology: '奈特' is a variant of glossary entry 'nat': write 'nat'",
+        "terminology: '扩展倍数' is a variant of glossary entry 'scale factor': write '缩放因子'",
+    ]
 
 
 @pytest.mark.parametrize(
