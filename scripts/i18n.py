@@ -339,6 +339,7 @@ OUTPUTS_TRANSLATED = {
     "01_position_blindness",
     "02_sinusoidal",
     "03_learned",
+    "04_rope",
     "05_length_extension",
     "05b_extension_lab",
     "07_real_model",
