@@ -32,6 +32,7 @@ import html
 import json
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -798,8 +799,8 @@ def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: boo
 # ----------------------------------------------------------------------------------------------- checks
 @dataclass
 class Problem:
-    """One offending thing; ``kind`` is complete, current, glossary, terminology, invariant, code, build or
-    link."""
+    """One offending thing; ``kind`` is complete, current, glossary, terminology, invariant, typography, code,
+    build or link."""
 
     notebook: str
     cell: int | None
@@ -886,6 +887,49 @@ def check_variants(translation: str, rows) -> list[str]:
     return out
 
 
+SOFT_BREAK_CONTEXT = 8
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def _quote_depth(line: str) -> tuple[int, str]:
+    """(blockquote depth, the line's text after its quote markers and indentation)."""
+    m = re.match(r"[ \t]*((?:>[ \t]*)*)", line)
+    return m.group(1).count(">"), line[m.end() :]
+
+
+def soft_break_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each soft line break of markdown ``text`` between two wide (CJK) characters: the newline
+    with the next line's indentation and quote markers. Browsers, JupyterLab and GitHub render such a break as a
+    space inside a Chinese sentence. Not counted: the end of a heading or table row, a break inside code or
+    LaTeX, a line that opens a blockquote (it is not a continuation)."""
+    protected = [(s, e) for _, s, e in protected_spans(text)]
+    out, offset = [], 0
+    lines = text.split("\n")
+    for here, after in zip(lines, lines[1:], strict=False):
+        newline = offset + len(here)
+        offset = newline + 1
+        depth_here, body_here = _quote_depth(here)
+        depth_after, body_after = _quote_depth(after)
+        if not (body_here and body_after and _wide(body_here[-1]) and _wide(body_after[0])):
+            continue
+        if depth_here != depth_after or body_here.startswith(("#", "|")) or any(s <= newline < e for s, e in protected):
+            continue
+        out.append((newline, offset + len(after) - len(body_after)))
+    return out
+
+
+def soft_breaks(text: str) -> list[str]:
+    """:func:`soft_break_spans` of ``text``, each shown with its context."""
+    return [
+        f"line break between {text[max(0, s - SOFT_BREAK_CONTEXT) : s]!r} and {text[e : e + SOFT_BREAK_CONTEXT]!r} "
+        "renders as a space: join the lines"
+        for s, e in soft_break_spans(text)
+    ]
+
+
 def check_invariants(english: str, translation: str) -> list[str]:
     """What of ``english`` is missing from ``translation``: numbers, code spans, LaTeX spans, link targets,
     heading structure."""
@@ -950,6 +994,7 @@ def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Pro
         out += [Problem(name, cell, w, "invariant") for w in check_invariants(e.msgid, e.msgstr)]
         out += [Problem(name, cell, w, "glossary") for w in check_glossary(e.msgid, e.msgstr, glossary)]
         out += [Problem(name, cell, w, "terminology") for w in check_variants(e.msgstr, variants)]
+        out += [Problem(name, cell, w, "typography") for w in soft_breaks(e.msgstr)]
     fresh = extract_all([book], paths, write=False)[path]
     if str(fresh) != path.read_text(encoding="utf-8"):
         out.append(Problem(name, None, kind="current", what=f"{path.name} is not current with {name}: run `python scripts/i18n.py extract "
@@ -1069,6 +1114,11 @@ def check_all(paths: Paths = DEFAULT, catalog: str | None = None) -> list[Proble
         for extra in committed - set(fresh):
             out.append(Problem(f"zh/{extra.name}", None, kind="build", what="has no English notebook: delete it"))
         out += check_links(paths)
+        readme = paths.notebooks.parent / "README.zh-CN.md"
+        if readme.exists():
+            out += [
+                Problem(readme.name, None, w, "typography") for w in soft_breaks(readme.read_text(encoding="utf-8"))
+            ]
     return out
 
 

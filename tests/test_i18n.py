@@ -265,6 +265,16 @@ def test_one_term_per_glossary_entry(stem, catalog_problems):
 
 
 @pytest.mark.parametrize("stem", IDS)
+def test_no_soft_line_break_between_chinese_characters(stem, catalog_problems):
+    problems = [p for p in catalog_problems[stem] if p.kind == "typography"]
+    assert not problems, _report(problems)
+
+
+def test_readme_zh_has_no_soft_line_break_between_chinese_characters():
+    assert i18n.soft_breaks((ROOT / "README.zh-CN.md").read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("stem", IDS)
 def test_numbers_code_latex_and_links_survive_translation(stem, catalog_problems):
     problems = [p for p in catalog_problems[stem] if p.kind == "invariant"]
     assert not problems, _report(problems)
@@ -329,6 +339,24 @@ def test_variant_rule_term_gloss_code_and_whole_words():
         "terminology: '奈特' is a variant of glossary entry 'nat': write 'nat'",
         "terminology: '扩展倍数' is a variant of glossary entry 'scale factor': write '缩放因子'",
     ]
+
+
+@pytest.mark.parametrize(
+    "text, n",
+    [
+        ("猫吃\n鱼。", 1),  # inside a paragraph: rendered as a space
+        ("- 第一项，\n  接着写。", 1),  # a list item's continuation
+        ("> 引文，\n> 接着写。", 1),  # a blockquote's continuation
+        ("## 标题\n正文。", 0),  # a heading ends at its line
+        ("正文：\n> 引文。", 0),  # a line that opens a blockquote
+        ("| 表 | 格 |\n|---|---|", 0),
+        ("中文\nASCII 起头", 0),
+        ("```\nprint('注释，\n代码')\n```", 0),  # inside fenced code
+        ("$$甲\n乙$$", 0),  # inside LaTeX
+    ],
+)
+def test_soft_break_rule(text, n):
+    assert len(i18n.soft_breaks(text)) == n
 
 
 @pytest.mark.parametrize(
