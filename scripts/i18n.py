@@ -343,6 +343,7 @@ OUTPUTS_TRANSLATED = {
     "04_rope",
     "05_length_extension",
     "05b_extension_lab",
+    "06_score_biases",
     "07_real_model",
     "08_modern_models",
     "09_position_2026",
