@@ -143,6 +143,17 @@ def usable(entry: polib.POEntry) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------- extract
+def closest_translation(source: str, translated: dict, threshold: float):
+    """The translated entry whose msgid is most similar to ``source`` (difflib ratio above ``threshold``), or None:
+    a changed text inherits its old translation, marked fuzzy, for the translator to review."""
+    best, ratio = None, threshold
+    for msgid, candidate in translated.items():
+        r = difflib.SequenceMatcher(None, msgid, source, autojunk=False).ratio()
+        if r > ratio:
+            best, ratio = candidate, r
+    return best
+
+
 def merge(notebook: Path, old: polib.POFile, compendium: dict[str, str], live: set[str]) -> polib.POFile:
     """``notebook``'s catalog brought up to date (msgmerge semantics, see the module docstring).
 
@@ -165,11 +176,7 @@ def merge(notebook: Path, old: polib.POFile, compendium: dict[str, str], live: s
         elif source in compendium:  # moved here unchanged from another notebook
             entry.msgstr = compendium[source]
         else:
-            best, ratio = None, FUZZY_MATCH
-            for msgid, candidate in translated.items():
-                r = difflib.SequenceMatcher(None, msgid, source, autojunk=False).ratio()
-                if r > ratio:
-                    best, ratio = candidate, r
+            best = closest_translation(source, translated, FUZZY_MATCH)
             if best is not None:
                 entry.msgstr, entry.tcomment = best.msgstr, best.tcomment
                 entry.flags = ["fuzzy"]
@@ -427,11 +434,7 @@ def merge_outputs_catalog(old: polib.POFile, extracted: dict[str, dict[str, list
         for template, cells in templates.items():
             if template not in entries:
                 entry = polib.POEntry(msgid=template, msgstr="", occurrences=[])
-                best, ratio = None, OUTPUT_FUZZY_MATCH
-                for msgid, candidate in translated.items():
-                    r = difflib.SequenceMatcher(None, msgid, template, autojunk=False).ratio()
-                    if r > ratio:
-                        best, ratio = candidate, r
+                best = closest_translation(template, translated, OUTPUT_FUZZY_MATCH)
                 if best is not None:
                     entry.msgstr, entry.flags, entry.previous_msgid = best.msgstr, ["fuzzy"], best.msgid
                 entries[template] = entry
