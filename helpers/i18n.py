@@ -62,11 +62,11 @@ DOMAIN = "helpers"
 OUTPUTS_DOMAIN = "outputs"
 #: A number in printed text or prose: ASCII-bounded digits with optional sign (U+2212 or '-' glued to the digits and
 #: not after a letter/digit), thousands groups (1,024), decimals (0.983), exponent (1e-4), superscript digits
-#: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) and an optional %. Digits glued to other letters
+#: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) or times sign (2.14x) and an optional %. Digits glued to other letters
 #: (float32, 1st, E9) are words, not numbers. ASCII digits only: a full-width １０ is not the number 10.
 NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.,])(?:[−-](?=[0-9]))?[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][−+-]?[0-9]+)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*"
-    r"(?:[kKMBGTL](?![A-Za-z0-9_]))?%?(?![A-Za-z0-9_])"
+    r"(?:[kKMBGTLx](?![A-Za-z0-9_]))?%?(?![A-Za-z0-9_])"
 )
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 #: The line ``scripts/i18n.py build`` appends to a Chinese notebook's setup cell (its only changed code line).
