@@ -459,3 +459,51 @@ def test_in_chinese_stdout_translates_whole_lines_as_they_are_printed(capsys):
     assert capsys.readouterr().out == lang.translate_line(line, "zh_CN") + "\nunchanged\n"
     print(line)
     assert capsys.readouterr().out == line + "\n"
+
+
+# ----------------------------------------------------------------------------- widget labels
+#: Control labels that are names or symbols, the same in every language (not marked for translation).
+KEPT_LABELS = {"Llama 4 α (attn_scale)", "Ministral 3 β", "SSMax s"}
+#: One panel of each widgets module (module, factory, arguments); lab's models are not loaded (see below).
+PANELS = [
+    ("blindness", "explorer_panel", ()),
+    ("extension", "methods_panel", ()),
+    ("lab", "lab_panel", ()),
+    ("learned", "gradient_panel", ()),
+    ("modern", "loss_panel", ({"unused": None},)),
+    ("position_2026", "temperature_panel", ()),
+    ("real", "try_it_panel", ({"factors": [1.0, 2.0], "lengths": [128]}, ["yarn"])),
+    ("rope", "rotation_panel", ()),
+    ("score_biases", "bucket_panel", ()),
+    ("sinusoidal", "waves_panel", ()),
+]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _panel_labels(module: str, factory: str, args: tuple, monkeypatch) -> tuple[list[str], list[str]]:
+    """(descriptions, option labels) of a panel's controls as built now (its figure not drawn: the module's
+    ``panel`` returns the controls; lab's models are not loaded)."""
+    import importlib
+
+    mod = importlib.import_module(f"helpers.widgets.{module}")
+    monkeypatch.setattr(mod, "panel", lambda draw, controls, **kw: controls)
+    if module == "lab":
+        monkeypatch.setattr(mod, "load_model", lambda *a, **k: None)
+    controls = getattr(mod, factory)(*args).values()
+    return [c.description for c in controls], [str(o) for c in controls for o in getattr(c, "_options_labels", ())]
+
+
+@pytest.mark.parametrize("module, factory, args", PANELS, ids=[p[0] for p in PANELS])
+def test_widget_labels_are_chinese_when_built_in_chinese(module, factory, args, monkeypatch):
+    """Built in Chinese, every description and option label that is a marked message is its translation, and every
+    description is Chinese unless it is a name (KEPT_LABELS); built in English again, the labels are the English."""
+    english = _panel_labels(module, factory, args, monkeypatch)
+    lang.set_language("zh_CN")
+    try:
+        chinese = _panel_labels(module, factory, args, monkeypatch)
+    finally:
+        lang.set_language("en")
+    catalog = lang.translation("zh_CN")
+    assert chinese == tuple([catalog.gettext(e) for e in part] for part in english)
+    assert all(CJK.search(d) or d in KEPT_LABELS for d in chinese[0]), chinese[0]
+    assert _panel_labels(module, factory, args, monkeypatch) == english

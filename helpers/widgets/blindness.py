@@ -27,6 +27,7 @@ import ipywidgets as W
 import numpy as np
 
 from helpers import attention
+from helpers.i18n import N_, _
 from helpers.plots import blindness as bp
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, log_slider, panel, view_on
 
@@ -36,7 +37,7 @@ ORDER_OPTIONS: list[tuple[str, tuple[str, ...]]] = [
     for sentence in attention.SENTENCES.values()
     for p in itertools.permutations(sentence)
 ]
-POSITION_OPTIONS = [("none", "none"), ("X + PE (sinusoidal)", "sinusoidal"), ("RoPE on q, k", "rope")]
+POSITION_OPTIONS = [(N_("none"), "none"), (N_("X + PE (sinusoidal)"), "sinusoidal"), (N_("RoPE on q, k"), "rope")]
 DEFAULT_ORDER = ("鱼", "吃", "猫")
 
 #: The d = 512 example: the slider's default is 1/√d, the scale that keeps logits of order 1.
@@ -109,7 +110,7 @@ def _bar_top(position: str, causal: bool) -> float:
     order: 1.1 × the largest |pooled output| of any order and of its original order, with this position method and
     mask."""
     largest = 0.0
-    for _, order in ORDER_OPTIONS:
+    for _label, order in ORDER_OPTIONS:
         for shown in (order, attention.reference_order(order)):
             largest = max(largest, float(np.abs(_attention(shown, position, causal)[1]).max()))
     return 1.1 * max(largest, 1e-12)
@@ -135,14 +136,14 @@ def explorer_panel(positions: tuple[str, ...] = ("none", "sinusoidal", "rope")) 
         raise ValueError(f"positions must be a non-empty tuple of options from {known}, got {positions!r}")
     if "none" not in positions:
         raise ValueError(f"positions must include 'none' (the panel's starting value), got {positions!r}")
-    options = [(label, value) for label, value in POSITION_OPTIONS if value in positions]
+    options = [(_(label), value) for label, value in POSITION_OPTIONS if value in positions]
     controls = {
         "order": W.Dropdown(
-            options=ORDER_OPTIONS, value=DEFAULT_ORDER, description="token order", style=STYLE, layout=LAYOUT
+            options=ORDER_OPTIONS, value=DEFAULT_ORDER, description=_("token order"), style=STYLE, layout=LAYOUT
         ),
-        "position": W.Dropdown(options=options, value="none", description="position info", style=STYLE),
+        "position": W.Dropdown(options=options, value="none", description=_("position info"), style=STYLE),
         "causal": W.Checkbox(
-            value=False, description="causal mask (token t sees tokens ≤ t)", style=STYLE, layout=LAYOUT
+            value=False, description=_("causal mask (token t sees tokens ≤ t)"), style=STYLE, layout=LAYOUT
         ),
     }
     return panel(explorer_figure, controls, layout=EXPLORER_LAYOUT)
@@ -173,5 +174,5 @@ def weight_scale_figure(weight_scale: float = DEFAULT_SCALE, *, fig=None):
 def weight_scale_panel() -> W.VBox:
     """A log slider for s (10^-2 … 1; default 1/√512 ≈ 0.0442) → weight_scale_figure."""
     lo, hi = SCALE_EXP_RANGE
-    slider = log_slider("weight scale s (W = s·randn, no unit)", DEFAULT_SCALE, lo, hi, step=0.05, fmt=".3g")
+    slider = log_slider(_("weight scale s (W = s·randn, no unit)"), DEFAULT_SCALE, lo, hi, step=0.05, fmt=".3g")
     return panel(weight_scale_figure, {"weight_scale": slider}, layout=SCALE_LAYOUT)

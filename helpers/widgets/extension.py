@@ -16,6 +16,7 @@ import ipywidgets as W
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from helpers import scaling
+from helpers.i18n import _
 from helpers.methods import method_info
 from helpers.plots import extension as P
 from helpers.plots._style import log_limits, plain_number
@@ -92,10 +93,10 @@ def draw_problem(train_len: int = 2048, target_len: int = 8192, base: float = 10
 def problem_panel() -> W.VBox:
     """Sliders: training length L, target length L′, base b, head dimension D."""
     controls = {
-        "train_len": int_slider("training length L (tokens)", 2048, *TRAIN_LEN, 128),
-        "target_len": int_slider("target length L′ (tokens)", 8192, *TARGET_LEN, 256),
-        "base": log_slider("base b", 10000.0, *BASE_EXP, 0.1),
-        "dim": int_slider("head dimension D", 128, 8, DIM_MAX, 8),
+        "train_len": int_slider(_("training length L (tokens)"), 2048, *TRAIN_LEN, 128),
+        "target_len": int_slider(_("target length L′ (tokens)"), 8192, *TARGET_LEN, 256),
+        "base": log_slider(_("base b"), 10000.0, *BASE_EXP, 0.1),
+        "dim": int_slider(_("head dimension D"), 128, 8, DIM_MAX, 8),
     }
     return panel(draw_problem, controls, layout=SINGLE_LAYOUT, columns=2)
 
@@ -127,8 +128,8 @@ def draw_ntk(factor: float = 4.0, dim: int = 128, base: float = 10000.0, *, fig=
 def ntk_panel() -> W.VBox:
     """Sliders: scale factor s, head dimension D (from 4: NTK needs D ≥ 4)."""
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, NTK_FACTOR_MAX, 0.5, fmt=".1f"),
-        "dim": int_slider("head dimension D", 128, 4, DIM_MAX, 2),
+        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, NTK_FACTOR_MAX, 0.5, fmt=".1f"),
+        "dim": int_slider(_("head dimension D"), 128, 4, DIM_MAX, 2),
     }
     return panel(draw_ntk, controls, layout=SINGLE_LAYOUT, columns=2)
 
@@ -192,9 +193,9 @@ def yarn_panel() -> W.VBox:
     Two panels per redraw, so the sliders redraw on release (``heavy``) rather than on every step of a drag.
     """
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, YARN_FACTOR_MAX, 1.0, fmt=".0f", heavy=True),
-        "train_len": int_slider("original context L (tokens)", 2048, 512, 32768, 512, heavy=True),
-        "beta_fast": float_slider("β_fast (turns)", 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
+        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, YARN_FACTOR_MAX, 1.0, fmt=".0f", heavy=True),
+        "train_len": int_slider(_("original context L (tokens)"), 2048, 512, 32768, 512, heavy=True),
+        "beta_fast": float_slider(_("β_fast (turns)"), 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
     }
     return panel(draw_yarn, controls, layout=YARN_LAYOUT, columns=2)
 
@@ -264,11 +265,11 @@ def methods_panel() -> W.VBox:
     """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick on the left and
     alone against plain RoPE on the right."""
     controls = {
-        "factor": float_slider("scale factor s (×)", 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f", heavy=True),
+        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f", heavy=True),
         "highlight": W.Dropdown(
             options=[(method_info(m).label, m) for m in METHODS_SHOWN if m != "default"],
             value="yarn",
-            description="method",
+            description=_("method"),
             style=STYLE,
         ),
     }

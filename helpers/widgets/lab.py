@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
+from helpers.i18n import _
 from helpers.lab.checkpoints import RECIPES, SCALES, SHIPPED_SEEDS, is_trained, load_model
 from helpers.lab.evaluate import lengths_of
 from helpers.lab.inspection import live_run
@@ -64,11 +65,11 @@ def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, m
     for sc in SCALES.values():  # load every RoPE model now (cached), so that a switch of scale or seed only computes
         for k in SHIPPED_SEEDS:
             load_model(sc.model_name("rope"), k)
-    scale_w = W.Dropdown(options=list(SCALES), value=scale, description="scale", style=STYLE)
-    method_w = W.Dropdown(options=methods_at(scale), value=method, description="method", style=STYLE)
-    seed_w = W.Dropdown(options=list(SHIPPED_SEEDS), value=seed, description="seed", style=STYLE)
+    scale_w = W.Dropdown(options=list(SCALES), value=scale, description=_("scale"), style=STYLE)
+    method_w = W.Dropdown(options=methods_at(scale), value=method, description=_("method"), style=STYLE)
+    seed_w = W.Dropdown(options=list(SHIPPED_SEEDS), value=seed, description=_("seed"), style=STYLE)
     length_w = W.Dropdown(
-        options=[(f"{k}×L", k) for k in (1, 2, 4, 8)], value=multiple, description="length T", style=STYLE
+        options=[(f"{k}×L", k) for k in (1, 2, 4, 8)], value=multiple, description=_("length T"), style=STYLE
     )
 
     def on_scale(change):

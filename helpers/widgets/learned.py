@@ -19,6 +19,7 @@ from functools import partial
 import ipywidgets as W
 import numpy as np
 
+from helpers.i18n import _
 from helpers.learned import all_row_gradients, position_tables
 from helpers.plots import learned as P
 from helpers.widgets._common import Layout, View, int_slider, panel, view_on
@@ -66,7 +67,7 @@ def gradient_panel(max_seq_len: int = 16, d_model: int = 8, seq_len: int = 5) ->
     PNG, fast enough to follow the slider while it moves (``continuous_update`` on).
     """
     grads = all_row_gradients(max_seq_len, d_model)
-    controls = {"seq_len": int_slider("sequence length T (tokens)", seq_len, 1, max_seq_len)}
+    controls = {"seq_len": int_slider(_("sequence length T (tokens)"), seq_len, 1, max_seq_len)}
     return panel(partial(draw_row_gradients, grads=grads), controls, layout=GRADIENT_LAYOUT)
 
 
@@ -104,5 +105,5 @@ def position_panel(learned, sinusoidal, train_len: int | None = None, position: 
     """
     tables = position_tables(learned, sinusoidal, train_len)
     hi = tables.n_positions - 1
-    controls = {"position": int_slider("position p (tokens)", int(np.clip(position, 0, hi)), 0, hi)}
+    controls = {"position": int_slider(_("position p (tokens)"), int(np.clip(position, 0, hi)), 0, hi)}
     return panel(partial(draw_position, tables=tables), controls, layout=POSITION_LAYOUT)

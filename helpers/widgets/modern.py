@@ -21,6 +21,7 @@ import ipywidgets as W
 import numpy as np
 import torch
 
+from helpers.i18n import _
 from helpers.plots import modern as modern_plots
 from helpers.real import gemma3_tables
 from helpers.real.gemma3 import SCALED_LAYERS
@@ -143,8 +144,8 @@ def draw_fraction(fraction: float = 0.25, base: float = 1e6, *, fig=None):
 def fraction_panel():
     """Sliders: the fraction p rotated (1/16 … 1) and the base (10³ … 10⁷, log scale)."""
     controls = {
-        "fraction": float_slider("fraction rotated p", 0.25, *FRACTION_RANGE, 0.0625, fmt=".4g"),
-        "base": log_slider("base b (log scale)", 1e6, *FRACTION_BASE_EXP, 0.5),
+        "fraction": float_slider(_("fraction rotated p"), 0.25, *FRACTION_RANGE, 0.0625, fmt=".4g"),
+        "base": log_slider(_("base b (log scale)"), 1e6, *FRACTION_BASE_EXP, 0.5),
     }
     return panel(draw_fraction, controls, layout=FRACTION_LAYOUT)
 
@@ -157,9 +158,9 @@ def draw_bases(local_base: float = 1e4, global_base: float = 1e6, window: int = 
 def bases_panel():
     """Sliders: base of the sliding layers, base of the full layers (10³ … 10⁸, log scale), window W (tokens)."""
     controls = {
-        "local_base": log_slider("sliding layers' base (log scale)", 1e4, *BASES_BASE_EXP, 0.5),
-        "global_base": log_slider("full layers' base (log scale)", 1e6, *BASES_BASE_EXP, 0.5),
-        "window": int_slider("window W (tokens)", 512, *WINDOW_RANGE, 128),
+        "local_base": log_slider(_("sliding layers' base (log scale)"), 1e4, *BASES_BASE_EXP, 0.5),
+        "global_base": log_slider(_("full layers' base (log scale)"), 1e6, *BASES_BASE_EXP, 0.5),
+        "window": int_slider(_("window W (tokens)"), 512, *WINDOW_RANGE, 128),
     }
     return panel(draw_bases, controls, layout=BASES_LAYOUT)
 
@@ -172,9 +173,9 @@ def draw_mrope(temporal_slots: int = 16, interleaved: bool = False, *, fig=None)
 def mrope_panel():
     """Controls: temporal slots t (0 … 64; height and width share the rest) and the layout."""
     controls = {
-        "temporal_slots": int_slider("temporal slots t (of 64)", 16, 0, 64, 4),
+        "temporal_slots": int_slider(_("temporal slots t (of 64)"), 16, 0, 64, 4),
         "interleaved": dropdown(
-            "layout", [("sectioned (Qwen2/2.5-VL)", False), ("interleaved (Qwen3-VL)", True)], False
+            _("layout"), [(_("sectioned (Qwen2/2.5-VL)"), False), (_("interleaved (Qwen3-VL)"), True)], False
         ),
     }
     return panel(draw_mrope, controls, layout=MROPE_LAYOUT)
@@ -187,7 +188,7 @@ def draw_sink(sink_logit: float = 2.0, *, fig=None):
 
 def sink_panel():
     """Slider: the sink's logit z (−4 … 8)."""
-    controls = {"sink_logit": float_slider("sink logit z", 2.0, *SINK_LOGIT_RANGE, 0.5, fmt=".1f")}
+    controls = {"sink_logit": float_slider(_("sink logit z"), 2.0, *SINK_LOGIT_RANGE, 0.5, fmt=".1f")}
     return panel(draw_sink, controls, layout=SINK_LAYOUT)
 
 
@@ -238,7 +239,7 @@ def attention_panel(results: dict | None = None):
     """Slider: the layer (0 … 17; global layers are 5, 11 and 17)."""
     results = results or shipped_gemma3_results()
     n = len(gemma3_tables.attention_layers(results, ATTENTION_TOKENS)[1])
-    controls = {"layer": int_slider("layer", 5, 0, n - 1)}
+    controls = {"layer": int_slider(_("layer"), 5, 0, n - 1)}
     return panel(lambda layer, fig: draw_attention(layer, results=results, fig=fig), controls, layout=ATTENTION_LAYOUT)
 
 
@@ -294,13 +295,13 @@ def loss_panel(results: dict | None = None):
     results = results or shipped_gemma3_results()
     controls = {
         "layers": W.ToggleButtons(
-            options=[("global layers only", "global"), ("every layer", "all")],
+            options=[(_("global layers only"), "global"), (_("every layer"), "all")],
             value="global",
-            description="scaled",
+            description=_("scaled"),
             style=STYLE,
         ),
-        "smooth": int_slider("blocks of 256 positions per point", 8, 1, 32),
-        "relative": dropdown("show", [("loss − plain RoPE's", True), ("loss", False)], True),
+        "smooth": int_slider(_("blocks of 256 positions per point"), 8, 1, 32),
+        "relative": dropdown(_("show"), [(_("loss − plain RoPE's"), True), (_("loss"), False)], True),
     }
     return panel(
         lambda layers, smooth, relative, fig: draw_loss(layers, smooth, relative, results=results, fig=fig),

@@ -10,6 +10,7 @@ given (the panel's one kept figure, :func:`helpers.widgets._common.panel`), thro
 
 from __future__ import annotations
 
+from helpers.i18n import _
 from helpers.plots import position_2026 as plots_2026
 from helpers.widgets._common import Layout, View, float_slider, panel, view_on
 
@@ -58,8 +59,8 @@ def temperature_panel():
     controls = {
         "llama4_alpha": float_slider("Llama 4 α (attn_scale)", DEFAULTS["llama4_alpha"], 0.01, 0.3, 0.01),
         "ministral_beta": float_slider("Ministral 3 β", DEFAULTS["ministral_beta"], 0.01, 0.3, 0.01),
-        "large4_scale": float_slider("Mistral Large 4 slope a", DEFAULTS["large4_scale"], 0.0, 0.15, 0.01),
+        "large4_scale": float_slider(_("Mistral Large 4 slope a"), DEFAULTS["large4_scale"], 0.0, 0.15, 0.01),
         "ssmax_s": float_slider("SSMax s", DEFAULTS["ssmax_s"], 0.02, 0.2, 0.01),
-        "yarn_factor": float_slider("YaRN factor s", DEFAULTS["yarn_factor"], 1.0, 64.0, 1.0, fmt=".0f"),
+        "yarn_factor": float_slider(_("YaRN factor s"), DEFAULTS["yarn_factor"], 1.0, 64.0, 1.0, fmt=".0f"),
     }
     return panel(draw_temperature, controls, layout=TEMPERATURE_LAYOUT, columns=2)

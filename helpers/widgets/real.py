@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
+from helpers.i18n import _
 from helpers.methods import method_info
 from helpers.plots.real import plot_loss_by_position
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, panel, view_on
@@ -134,11 +135,11 @@ def try_it_panel(table: dict, methods, *, method: str = "yarn", factor: float = 
     (:func:`load_try_it`): no model runs, so the figure follows the controls at once."""
     controls = {
         "method": W.Dropdown(
-            options=[(method_info(m).label, m) for m in methods], value=method, description="method",
+            options=[(method_info(m).label, m) for m in methods], value=method, description=_("method"),
             style=STYLE, layout=LAYOUT,
         ),
-        "factor": float_slider("scale s", factor, min(table["factors"]), max(table["factors"]), 0.5, fmt=".1f"),
-        "n_tokens": W.Dropdown(options=list(table["lengths"]), value=n_tokens, description="length (tokens)",
+        "factor": float_slider(_("scale s"), factor, min(table["factors"]), max(table["factors"]), 0.5, fmt=".1f"),
+        "n_tokens": W.Dropdown(options=list(table["lengths"]), value=n_tokens, description=_("length (tokens)"),
                                style=STYLE, layout=LAYOUT),
     }  # fmt: skip
 

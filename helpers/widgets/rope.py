@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.i18n import _
 from helpers.plots import rope as rope_plots
 from helpers.plots._style import log_limits
 from helpers.rope import rope_inv_freq, rope_wavelengths
@@ -91,9 +92,9 @@ def draw_rotation(m: int = 2, n: int = 0, theta: float = 0.5, *, fig=None):
 def rotation_panel():
     """Sliders: position m, position n (tokens), θ (rad per position). Move m and n together: the score stays."""
     controls = {
-        "m": int_slider("query position m (tokens)", 2, 0, 12),
-        "n": int_slider("key position n (tokens)", 0, 0, 12),
-        "theta": float_slider("θ (rad per position)", 0.5, 0.05, 1.5, 0.05),
+        "m": int_slider(_("query position m (tokens)"), 2, 0, 12),
+        "n": int_slider(_("key position n (tokens)"), 0, 0, 12),
+        "theta": float_slider(_("θ (rad per position)"), 0.5, 0.05, 1.5, 0.05),
     }
     return panel(draw_rotation, controls, layout=ROTATION_LAYOUT)
 
@@ -106,8 +107,8 @@ def draw_wavelengths(dim: int = 128, base: float = 10000.0, *, fig=None):
 def wavelength_panel():
     """Sliders: head dimension D (even, 8 … 256) and base (10² … 10⁷, log scale)."""
     controls = {
-        "dim": int_slider("head dim D (dimensions)", 128, *WAVELENGTH_DIM, 8),
-        "base": log_slider("base (log scale)", 500000.0, *WAVELENGTH_BASE_EXP, 0.1),
+        "dim": int_slider(_("head dim D (dimensions)"), 128, *WAVELENGTH_DIM, 8),
+        "base": log_slider(_("base (log scale)"), 500000.0, *WAVELENGTH_BASE_EXP, 0.1),
     }
     return panel(draw_wavelengths, controls, layout=WAVELENGTH_LAYOUT)
 
@@ -123,8 +124,8 @@ def decay_panel():
     Redraws on release (``heavy``), so intermediate slider values are skipped.
     """
     controls = {
-        "dim": int_slider("head dim D (dimensions)", 128, 8, 256, 8, heavy=True),
-        "base": log_slider("base (log scale)", 10000.0, 2, 7, 0.1, heavy=True),
-        "peak": int_slider("peak of chosen k (positions)", 300, 0, 1000, 10, heavy=True),
+        "dim": int_slider(_("head dim D (dimensions)"), 128, 8, 256, 8, heavy=True),
+        "base": log_slider(_("base (log scale)"), 10000.0, 2, 7, 0.1, heavy=True),
+        "peak": int_slider(_("peak of chosen k (positions)"), 300, 0, 1000, 10, heavy=True),
     }
     return panel(draw_decay, controls, layout=DECAY_LAYOUT)

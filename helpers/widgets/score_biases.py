@@ -21,6 +21,7 @@ from __future__ import annotations
 import ipywidgets as W
 import torch
 
+from helpers.i18n import _
 from helpers.plots import score_biases as P
 from helpers.score_biases import alibi_slopes, t5_relative_bucket
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, int_slider, panel, view_on
@@ -131,10 +132,10 @@ def bucket_panel() -> W.VBox:
     """num_buckets (4..64, even), max_distance (4..1024 tokens) and a "bidirectional" checkbox."""
     d = BUCKET_DEFAULTS
     controls = {
-        "num_buckets": int_slider("number of buckets", d["num_buckets"], 4, 64, 2),
-        "max_distance": int_slider("max_distance (tokens)", d["max_distance"], 4, 1024, 4),
+        "num_buckets": int_slider(_("number of buckets"), d["num_buckets"], 4, 64, 2),
+        "max_distance": int_slider(_("max_distance (tokens)"), d["max_distance"], 4, 1024, 4),
         "bidirectional": W.Checkbox(
-            value=d["bidirectional"], description="bidirectional (encoder)", style=STYLE, layout=LAYOUT
+            value=d["bidirectional"], description=_("bidirectional (encoder)"), style=STYLE, layout=LAYOUT
         ),
     }
     return panel(draw_buckets, controls, layout=BUCKET_LAYOUT, columns=2)
@@ -144,8 +145,8 @@ def alibi_panel() -> W.VBox:
     """number of heads H (1..64), distance shown (16..4096 tokens) and the threshold (0.5..10 nats)."""
     d = ALIBI_DEFAULTS
     controls = {
-        "num_heads": int_slider("heads H", d["num_heads"], 1, P.MAX_HEADS),
-        "distance": int_slider("distance shown (tokens)", d["distance"], 16, 4096, 16),
-        "threshold": float_slider("threshold (nats)", d["threshold"], *THRESHOLD_RANGE, 0.1, fmt=".1f"),
+        "num_heads": int_slider(_("heads H"), d["num_heads"], 1, P.MAX_HEADS),
+        "distance": int_slider(_("distance shown (tokens)"), d["distance"], 16, 4096, 16),
+        "threshold": float_slider(_("threshold (nats)"), d["threshold"], *THRESHOLD_RANGE, 0.1, fmt=".1f"),
     }
     return panel(draw_alibi, controls, layout=ALIBI_LAYOUT, columns=2)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
+from helpers.i18n import _
 from helpers.plots import sinusoidal as sinusoidal_plots
 from helpers.widgets._common import Layout, View, int_slider, log_slider, panel, view_on
 
@@ -169,12 +170,12 @@ def waves_panel() -> W.VBox:
     """d_model (4..128), base (10..10^6, log), two dimensions (0..d_model−1) and the positions shown (20..2000)."""
     d = WAVES_DEFAULTS
     controls = {
-        "d_model": int_slider("d_model (dims)", d["d_model"], 4, 128, 2),
-        "base": log_slider("base", d["base"], 1, 6, 0.1),
-        "dim_a": int_slider("dimension a (index)", d["dim_a"], 0, d["d_model"] - 1),
-        "dim_b": int_slider("dimension b (index)", d["dim_b"], 0, d["d_model"] - 1),
+        "d_model": int_slider(_("d_model (dims)"), d["d_model"], 4, 128, 2),
+        "base": log_slider(_("base"), d["base"], 1, 6, 0.1),
+        "dim_a": int_slider(_("dimension a (index)"), d["dim_a"], 0, d["d_model"] - 1),
+        "dim_b": int_slider(_("dimension b (index)"), d["dim_b"], 0, d["d_model"] - 1),
         # Long ranges draw up to 2000-point waves: redraw when the slider is released.
-        "n_positions": int_slider("positions shown (tokens)", d["n_positions"], 20, 2000, 20, heavy=True),
+        "n_positions": int_slider(_("positions shown (tokens)"), d["n_positions"], 20, 2000, 20, heavy=True),
     }
 
     hold = {"on": False}
@@ -197,8 +198,8 @@ def clock_panel() -> W.VBox:
     """position (0..1000 tokens), d_model (2..16, so 1..8 dials) and base (10..10^6, log)."""
     d = CLOCK_DEFAULTS
     controls = {
-        "position": int_slider("position pos (tokens)", d["position"], 0, 1000),
-        "d_model": int_slider("d_model (dims)", d["d_model"], 2, 16, 2),
-        "base": log_slider("base", d["base"], 1, 6, 0.1),
+        "position": int_slider(_("position pos (tokens)"), d["position"], 0, 1000),
+        "d_model": int_slider(_("d_model (dims)"), d["d_model"], 2, 16, 2),
+        "base": log_slider(_("base"), d["base"], 1, 6, 0.1),
     }
     return panel(draw_clocks, controls, layout=CLOCK_LAYOUT)
