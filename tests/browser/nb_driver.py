@@ -34,7 +34,7 @@ PAGE_JS = r"""
     const prompt = code ? ((c.querySelector('.jp-InputArea-prompt') || {}).textContent || '').trim() : '';
     const outs = Q(c, '.jp-OutputArea-output');
     const stderr = Q(c, '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-      .map(o => o.textContent.slice(0, 1500));
+      .map(o => { const t = o.textContent; return t.length > 2100 ? t.slice(0, 1500) + ' [...] ' + t.slice(-600) : t; });
     const imgs = Q(c, '.jp-OutputArea-output img');
     const wimgs = Q(c, '.jupyter-widgets img');
     const text = c.querySelector('.jp-Cell-outputWrapper') ? c.querySelector('.jp-Cell-outputWrapper').textContent : '';
@@ -347,6 +347,42 @@ class NotebookDriver:
             time.sleep(0.1)
         elapsed = last_change - t0
         # Widgets and images render asynchronously after the last reply: give them a moment.
+        self.page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('.jp-Notebook img')).every(i => i.complete)", timeout=60_000
+        )
+        self.page.wait_for_timeout(300)
+        return elapsed, self.page.evaluate("__pe.runState()")
+
+    def run_cells(self, indices: list[int], raises_cells: set[int] = frozenset()) -> tuple[float, dict]:
+        """Run the cells at ``indices`` (into the page's cells, in that order) one by one, as a learner would: click
+        the cell's prompt (selects it, command mode), Ctrl+Enter (run it, stay on it: nothing is inserted), and wait
+        until its prompt shows ``[n]`` and the kernel is Idle before the next. Stop after a cell that shows an error
+        and is not in ``raises_cells``. Return (seconds from the first key press to the last cell done, run state).
+        """
+        t0 = time.perf_counter()
+        deadline = t0 + self.timeout_ms / 1000
+        cells = self.page.locator(f"{PANEL} .jp-Notebook .jp-Cell")
+        for i in indices:
+            cells.nth(i).locator(".jp-InputArea-prompt").click()
+            self.page.wait_for_function(
+                """(i) => { const c = __pe.cells()[i];
+                  return c.classList.contains('jp-mod-active') && c.closest('.jp-Notebook').classList
+                    .contains('jp-mod-commandMode'); }""",
+                arg=i,
+                timeout=10_000,
+            )
+            self.page.keyboard.press("Control+Enter")
+            left_ms = max(1_000.0, (deadline - time.perf_counter()) * 1000)
+            try:
+                self.page.wait_for_function(
+                    "(i) => __pe.idle() && /^\\[\\d+\\]:?$/.test(__pe.census()[i].prompt)", arg=i, timeout=left_ms
+                )
+            except Exception as e:
+                st = self.page.evaluate("__pe.runState()")
+                raise TimeoutError(f"cell {i} not done after {time.perf_counter() - t0:.0f} s: {st}") from e
+            if i not in raises_cells and self.page.evaluate("(i) => __pe.census()[i].stderr.length > 0", i):
+                break
+        elapsed = time.perf_counter() - t0
         self.page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.jp-Notebook img')).every(i => i.complete)", timeout=60_000
         )

@@ -6,8 +6,10 @@ For each ``notebooks/[0-9]*.ipynb`` (whatever exists when the suite runs), and t
 1. opens it in the session's JupyterLab (see conftest.py / lab_server.py) and waits for the kernel;
 2. clears the stored outputs (so every prompt and image checked below comes from this run), shows hidden
    inputs, and clicks Run > Run All Cells in the menu; waits until every code cell shows ``[n]`` and the
-   kernel is idle;
-3. asserts: every code cell ran, in order; no cell shows an error or stderr output unless it is tagged
+   kernel is idle. A notebook in ``cell_selection.PANEL_CELLS_ONLY`` (07, the real model) runs only the cells its
+   panels need instead, one by one with Ctrl+Enter (see cell_selection.py; nbval runs and compares them all);
+3. asserts: every code cell ran, in order (for a notebook of PANEL_CELLS_ONLY: every selected cell ran, in
+   order, and no other; an error in a selected cell names the left-out cells it may need); no cell shows an error or stderr output unless it is tagged
    ``raises-exception`` (and those do show one); every image loaded; every cell that stored a plot shows at
    least as many plots; every widget cell rendered its widget, with a figure, without an "Error displaying
    widget";
@@ -35,6 +37,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_config import ARTIFACTS, MODES, NB_DIR, ROOT
+from cell_selection import cells_to_run, left_out_problems
 from nb_driver import PAGE_JS, PANEL, NotebookDriver
 
 pytestmark = pytest.mark.browser
@@ -91,7 +94,9 @@ def finish_screenshot(path: Path, limit: int = SCREENSHOT_MAX_BYTES, margin: int
     path.write_bytes(buf.getvalue())
 
 
-def check_cells(census: list[dict], expect: list[dict], run_state: dict) -> list[str]:
+def check_cells(census: list[dict], expect: list[dict], run_state: dict, chosen: list[int] | None = None) -> list[str]:
+    """Problems in the page after the run. ``chosen``: the indices of the code cells run (None: all of them, Run All);
+    the others must show no execution count and no output."""
     problems = []
     if len(census) != len(expect):
         return [f"page shows {len(census)} cells, the file has {len(expect)}"]
@@ -100,6 +105,12 @@ def check_cells(census: list[dict], expect: list[dict], run_state: dict) -> list
         if not e["code"]:
             continue
         where = f"cell {c['i']}"
+        if chosen is not None and c["i"] not in chosen:
+            if c["prompt"].strip("[]: ") or c["nOut"]:
+                problems.append(
+                    f"{where} is not selected to run but shows prompt {c['prompt']!r}, {c['nOut']} output(s)"
+                )
+            continue
         raises = "raises-exception" in e["tags"]
         if not c["prompt"].startswith("[") or not c["prompt"].rstrip(":").strip("[]").isdigit():
             problems.append(f"{where} did not run (prompt {c['prompt']!r})")
@@ -123,8 +134,9 @@ def check_cells(census: list[dict], expect: list[dict], run_state: dict) -> list
             problems.append(f"{where}: 'Error displaying widget' / widget still loading")
     if counts and counts != list(range(1, len(counts) + 1)):
         problems.append(f"execution counts are not 1..n in order: {counts}")
-    if run_state["nNum"] != run_state["nCode"]:
-        problems.append(f"only {run_state['nNum']} of {run_state['nCode']} code cells ran")
+    n_run = run_state["nCode"] if chosen is None else len(chosen)
+    if run_state["nNum"] != n_run:
+        problems.append(f"{run_state['nNum']} code cells show an execution count, {n_run} were to run")
     return problems
 
 
@@ -196,10 +208,16 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
         if nb_path in ZH_NOTEBOOKS:
             problems += heading_anchors_problems(page, nb_path)
         d.clear_outputs()
-        run_s, run_state = d.run_all({i for i, e in enumerate(expect) if "raises-exception" in e["tags"]})
+        raises = {i for i, e in enumerate(expect) if "raises-exception" in e["tags"]}
+        nb = nbformat.read(nb_path, as_version=4)
+        chosen = cells_to_run(nb_path, nb)
+        run_s, run_state = d.run_all(raises) if chosen is None else d.run_cells(chosen, raises)
         entry["run_all_s"] = round(run_s, 2)
         census = d.census()
-        problems += check_cells(census, expect, run_state)
+        problems += check_cells(census, expect, run_state, chosen)
+        if chosen is not None:
+            problems += left_out_problems(nb, chosen, census)
+            entry["cells_run"] = chosen
         entry["code_cells"] = run_state["nCode"]
         entry["images"] = sum(c["nImg"] for c in census)
         entry["widget_cells"] = sum(1 for c in census if c["nWidgetViews"])
