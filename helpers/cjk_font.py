@@ -7,9 +7,10 @@ boxes (and warns "Glyph ... missing from font(s) DejaVu Sans"). The font comes f
 stamp, :func:`helpers.real.fetch.record_derived_file`); the wheel is never installed, and its other fonts (among
 them SimHei, whose licence is doubtful) never leave it.
 
-:func:`use_cjk_font` adds the font to matplotlib and appends it to ``font.family`` (default ``["sans-serif"]``,
-i.e. DejaVu Sans): Latin text looks as before, and each Chinese character falls back to Noto Sans CJK SC
-(matplotlib's per-glyph font fallback over the ``font.family`` list, matplotlib >= 3.6).
+:func:`helpers.plots._style.use_cjk_font` adds the font to matplotlib and appends it to ``font.family`` (default
+``["sans-serif"]``, i.e. DejaVu Sans): Latin text looks as before, and each Chinese character falls back to Noto Sans
+CJK SC (matplotlib's per-glyph font fallback over the ``font.family`` list, matplotlib >= 3.6). This module only
+fetches the file (no matplotlib: it sits below the plots, which register the font when the course turns Chinese).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from pathlib import Path
 
 from helpers.real import fetch
 
-__all__ = ["WHEEL_KEY", "cjk_font_path", "use_cjk_font"]
+__all__ = ["WHEEL_KEY", "FONT_FAMILY", "cjk_font_path"]
 
 #: The key of the font's wheel in :data:`helpers.real.pins.WHEELS`.
 WHEEL_KEY = "cjk_font"
+#: The font's family name, as matplotlib reads it from the file.
+FONT_FAMILY = "Noto Sans CJK SC"
 
 
 def cjk_font_path(*, quiet: bool = True) -> Path:
@@ -40,16 +43,3 @@ def cjk_font_path(*, quiet: bool = True) -> Path:
     os.replace(tmp, path)
     fetch.record_derived_file(path, made_from)
     return path
-
-
-def use_cjk_font(*, quiet: bool = True) -> str:
-    """Register the font with matplotlib and append it to ``font.family`` as the fallback of the families before it;
-    returns its family name ("Noto Sans CJK SC"). Calling it again changes nothing."""
-    from matplotlib import font_manager, rcParams
-
-    path = cjk_font_path(quiet=quiet)
-    font_manager.fontManager.addfont(str(path))
-    name = font_manager.FontProperties(fname=str(path)).get_name()
-    families = [f for f in rcParams["font.family"] if f != name]
-    rcParams["font.family"] = [*families, name]  # each missing glyph falls back to it, in order
-    return name

@@ -40,6 +40,7 @@ __all__ = [
     "ENV_VAR",
     "ZH_SETUP_LINE",
     "set_language",
+    "on_language_change",
     "current_language",
     "_",
     "N_",
@@ -113,6 +114,21 @@ def set_language(language: str) -> None:
     output_translation(language)
     _language = language
     _install_stdout(language != "en")
+    for hook in _hooks:
+        hook(language)
+
+
+#: Functions called with the new language whenever it is set (see :func:`on_language_change`).
+_hooks: list = []
+
+
+def on_language_change(hook) -> None:
+    """Call ``hook(language)`` now, with the current language, and again whenever :func:`set_language` sets one:
+    how a module above this one follows the language without this module importing it (the figures' CJK font,
+    :mod:`helpers.plots._style`). A hook given twice is kept once."""
+    if hook not in _hooks:
+        _hooks.append(hook)
+    hook(_language)
 
 
 def current_language() -> str:

@@ -403,11 +403,22 @@ def is_sentence(line: str, common: frozenset[str] = frozenset()) -> bool:
     return long_enough and _translate_message(line, "zh_CN") is None
 
 
+#: Printed lines that a Chinese run prints differently *before* translation, because the Chinese edition registers
+#: a CJK font for its figures (helpers.plots._style.follow_language): English line -> the Chinese run's English line.
+#: Notebook 01's font probe finds Noto Sans CJK SC in a Chinese run. The build prints the right-hand line (then
+#: translated), and the printed-lines catalog has an entry for it.
+ZH_RUN_LINES = {
+    "No CJK font installed: tick labels read like 'cat (māo)'": "Chinese tick labels drawn with: Noto Sans CJK SC",
+}
+
+
 def output_templates(book: Path) -> dict[str, list[int]]:
-    """template -> the cells printing it, for every sentence line of ``book`` (in notebook order)."""
+    """template -> the cells printing it, for every sentence line of ``book`` (in notebook order); a line a Chinese
+    run prints differently (:data:`ZH_RUN_LINES`) is taken in its Chinese run's form."""
     found: dict[str, list[int]] = {}
     common = common_templates(book.parent)
     for index, line in printed_lines(book):
+        line = ZH_RUN_LINES.get(line, line)
         if is_sentence(line, common):
             cells = found.setdefault(line_template(line)[0], [])
             if index not in cells:
@@ -733,9 +744,11 @@ def setup_index(nb: dict) -> int | None:
 
 
 def zh_lines(text: str) -> str:
-    """Printed text with every line translated by :func:`helpers.i18n.translate_line` (what a Chinese run prints)."""
+    """Printed text with every line translated by :func:`helpers.i18n.translate_line` (what a Chinese run prints;
+    a line the Chinese run prints differently first replaced, :data:`ZH_RUN_LINES`)."""
     return "".join(
-        translate_line(line.rstrip("\n"), "zh_CN") + ("\n" if line.endswith("\n") else "")
+        translate_line(ZH_RUN_LINES.get(line.rstrip("\n"), line.rstrip("\n")), "zh_CN")
+        + ("\n" if line.endswith("\n") else "")
         for line in text.splitlines(keepends=True)
     )
 

@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from helpers import cjk_font  # noqa: E402
+from helpers.plots._style import use_cjk_font  # noqa: E402
 from helpers.real import fetch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,7 @@ def font_name():
     except fetch.FetchError as err:  # no package index: nothing to test against
         pytest.skip(f"the CJK font's wheel cannot be fetched: {err}")
     with matplotlib.rc_context():
-        yield cjk_font.use_cjk_font()
+        yield use_cjk_font()
 
 
 def _missing_glyphs(texts: list[str]) -> list[str]:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import font_manager, ft2font
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
+
+from helpers.cjk_font import FONT_FAMILY, cjk_font_path
+from helpers.i18n import on_language_change
+from helpers.real.fetch import FetchError
 
 FIGSIZE = (6.0, 3.2)
 
@@ -86,6 +91,42 @@ def cjk_font(text: str = CJK_TEXT) -> str | None:
         if not entry.name.startswith("Last Resort") and _covers(entry.fname, text):
             return entry.name
     return None
+
+
+def use_cjk_font(*, quiet: bool = True) -> str:
+    """Register Noto Sans CJK SC (:func:`helpers.cjk_font.cjk_font_path`: the pinned wheel's font, fetched once) with
+    matplotlib and append it to ``font.family`` as the fallback of the families before it; returns its family name.
+    Calling it again changes nothing."""
+    path = cjk_font_path(quiet=quiet)
+    font_manager.fontManager.addfont(str(path))
+    name = font_manager.FontProperties(fname=str(path)).get_name()
+    families = [f for f in plt.rcParams["font.family"] if f != name]
+    plt.rcParams["font.family"] = [*families, name]  # each missing glyph falls back to it, in order
+    return name
+
+
+def follow_language(language: str) -> None:
+    """The figures' font for ``language`` (a hook of :func:`helpers.i18n.on_language_change`, so it runs when the
+    course switches language and at import). Chinese: Noto Sans CJK SC (:func:`use_cjk_font`, from
+    the pinned wheel) is registered and appended to ``font.family`` after the default font, so Latin text looks as
+    in English and each Chinese glyph falls back to it (matplotlib >= 3.6). English: the font is never fetched nor
+    registered, and a fallback added by an earlier Chinese run is taken off ``font.family``.
+    If the font cannot be fetched, a warning says so and Chinese figure text is drawn as boxes."""
+    families = plt.rcParams["font.family"]
+    if language == "en":
+        if FONT_FAMILY in families:
+            plt.rcParams["font.family"] = [f for f in families if f != FONT_FAMILY] or ["sans-serif"]
+        return
+    try:
+        use_cjk_font()
+    except FetchError as err:  # no package index: the figures still draw, with boxes for Chinese glyphs
+        warnings.warn(
+            f"the Chinese figure font could not be fetched ({err}); Chinese text shows as boxes", stacklevel=3
+        )
+    cjk_font.cache_clear()  # a font was added: look again
+
+
+on_language_change(follow_language)
 
 
 class LiveLegend:
