@@ -6,12 +6,18 @@ does (the observer of ``interactive_output``: the draw function, the PNG, ``disp
 round trip and the image decode on top (tests/browser measures that). On a shared machine the numbers are inflated
 by the load: compare runs made at the same time.
 
-With ``--compare`` each panel is built twice, once on the code path before issue 36 (``PE_PANEL_REDRAW=full``,
-``PE_PANEL_TRANSPORT=output``: the whole figure drawn and saved on every move) and once on the current one (only the
-moving artists redrawn on a cached background, the frame handed to an Image widget), and their moves alternate, so
-both are measured under the same load; the table gives both side by side.
+With ``--compare`` each panel is built three times: on the code path before issue 36 (``PE_PANEL_REDRAW=full``,
+``PE_PANEL_TRANSPORT=output``, ``PE_PANEL_RASTER=plain``: the whole figure drawn and saved on every move), with
+blitting but Agg's own text drawing and PIL's PNG encoder (``PE_PANEL_RASTER=plain``: only the moving artists
+redrawn on a cached background, the frame handed to an Image widget), and on the current path (the same, text drawn
+from cached glyph layouts and bitmaps and the PNG from cached bands, ``helpers/widgets/_common.py``); their moves
+alternate, so all three are measured under the same load; the table gives them side by side.
 
-Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...] [--compare]``
+With ``--png`` it measures instead, on each panel's first frame, PIL's PNG encoder (zlib level 1, what the panels
+used before) against the toolkit's (``png_of_rgba``): bytes, encoding time (whole frame, and a frame whose bands
+are all cached) and decoding time (PIL's, a proxy for the browser's).
+
+Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...] [--compare | --png]``
 """
 
 from __future__ import annotations
@@ -63,8 +69,9 @@ def _panels():
 
 
 #: The two code paths ``--compare`` measures (helpers/widgets/_common.py reads these when a panel is built).
-BEFORE = {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output"}
-AFTER = {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"}
+BEFORE = {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output", "PE_PANEL_RASTER": "plain"}
+BLIT_PLAIN = {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RASTER": "plain"}
+AFTER = {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RASTER": "cached"}
 
 
 def _build(make, env: dict[str, str]):
@@ -120,13 +127,13 @@ def time_control(control, repeats: int, warmup: int = 2) -> tuple[float, float]:
     return 1000 * statistics.median(wall), 1000 * statistics.median(cpu)
 
 
-def time_pair(before, after, repeats: int, warmup: int = 2) -> list[tuple[float, float]]:
-    """(wall, CPU) medians in ms of two controls moved alternately (before, after, before, ...): the same load."""
-    values = [(c.value, _other_value(c)) for c in (before, after)]
-    times = [([], []), ([], [])]
+def time_pair(*controls, repeats: int, warmup: int = 2) -> list[tuple[float, float]]:
+    """(wall, CPU) medians in ms of controls moved in turn (first, second, ..., first, ...): the same load."""
+    values = [(c.value, _other_value(c)) for c in controls]
+    times = [([], []) for _ in controls]
     with contextlib.redirect_stdout(io.StringIO()):
         for k in range(warmup + repeats):
-            for j, control in enumerate((before, after)):
+            for j, control in enumerate(controls):
                 start, start_cpu = time.perf_counter(), time.process_time()
                 control.value = values[j][1] if k % 2 == 0 else values[j][0]
                 wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
@@ -140,11 +147,17 @@ def main(argv=None) -> list[tuple]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=12)
     parser.add_argument("--chapters", nargs="*", default=None)
-    parser.add_argument("--compare", action="store_true", help="the code path before issue 36 against the current")
+    parser.add_argument("--compare", action="store_true", help="the code paths before issue 36 against the current")
+    parser.add_argument("--png", action="store_true", help="PIL's PNG encoder against the toolkit's, per panel")
     args = parser.parse_args(argv)
+    if args.png:
+        return compare_png(args.chapters, args.repeats)
     rows = []
     if args.compare:
-        print("| chapter | panel | control | wall before → after (ms) | CPU before → after (ms) | CPU ratio |")
+        print(
+            "| chapter | panel | control | wall: before 36 → blit → now (ms) | CPU: before 36 → blit → now (ms) "
+            "| CPU blit ÷ now |"
+        )
         print("|---|---|---|---:|---:|---:|")
     else:
         print("| chapter | panel | control | median redraw, wall (ms) | median redraw, CPU (ms) |")
@@ -153,13 +166,13 @@ def main(argv=None) -> list[tuple]:
         if args.chapters and chapter not in args.chapters:
             continue
         if args.compare:
-            pairs = zip(_controls(_build(make, BEFORE)), _controls(_build(make, AFTER)), strict=True)
-            for before, after in pairs:
-                (wb, cb), (wa, ca) = time_pair(before, after, args.repeats)
-                rows.append((chapter, name, after.description, wb, cb, wa, ca))
+            paths = [_controls(_build(make, env)) for env in (BEFORE, BLIT_PLAIN, AFTER)]
+            for before, plain, after in zip(*paths, strict=True):
+                (wb, cb), (wp, cp), (wa, ca) = time_pair(before, plain, after, repeats=args.repeats)
+                rows.append((chapter, name, after.description, wb, cb, wp, cp, wa, ca))
                 print(
-                    f"| {chapter} | {name} | {after.description} | {wb:.0f} → {wa:.0f} | {cb:.0f} → {ca:.0f} | "
-                    f"{cb / ca:.1f}× |",
+                    f"| {chapter} | {name} | {after.description} | {wb:.0f} → {wp:.0f} → {wa:.0f} | "
+                    f"{cb:.0f} → {cp:.0f} → {ca:.0f} | {cp / ca:.1f}× |",
                     flush=True,
                 )
             continue
@@ -168,6 +181,53 @@ def main(argv=None) -> list[tuple]:
             wall, cpu = time_control(control, args.repeats)
             rows.append((chapter, name, control.description, wall, cpu))
             print(f"| {chapter} | {name} | {control.description} | {wall:.1f} | {cpu:.1f} |", flush=True)
+    return rows
+
+
+def _median_ms(work, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def compare_png(chapters, repeats: int) -> list[tuple]:
+    """Per panel: PNG bytes, encoding and decoding ms of PIL (zlib level 1) against ``png_of_rgba``."""
+    import numpy as np
+    from PIL import Image
+
+    from helpers.widgets import _common
+
+    print("| chapter | panel | pixels | PIL: kB, encode, decode (ms) | toolkit: kB, encode, cached, decode (ms) |")
+    print("|---|---|---|---:|---:|")
+    rows = []
+    for chapter, name, make in _panels():
+        if chapters and chapter not in chapters:
+            continue
+        _build(make, AFTER)
+        frames = list(_common._FRAMES.values())[-1]
+        rgba = np.asarray(frames.fig.canvas.buffer_rgba())  # (H, W, 4)
+        pil, ours = _common._pil_png(frames.fig.canvas), _common.png_of_rgba(rgba)
+        for png in (pil, ours):  # the same pixels
+            assert (np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")) == rgba).all(), (chapter, name)
+        bands: dict = {}
+        _common.png_of_rgba(rgba, bands)
+        row = (
+            chapter,
+            name,
+            f"{rgba.shape[1]}×{rgba.shape[0]}",
+            len(pil) / 1000,
+            _median_ms(lambda c=frames.fig.canvas: _common._pil_png(c), repeats),
+            _median_ms(lambda png=pil: Image.open(io.BytesIO(png)).load(), repeats),
+            len(ours) / 1000,
+            _median_ms(lambda a=rgba: _common.png_of_rgba(a), repeats),
+            _median_ms(lambda a=rgba, b=bands: _common.png_of_rgba(a, b), repeats),
+            _median_ms(lambda png=ours: Image.open(io.BytesIO(png)).load(), repeats),
+        )
+        rows.append(row)
+        print("| {} | {} | {} | {:.0f}, {:.1f}, {:.1f} | {:.0f}, {:.1f}, {:.1f}, {:.1f} |".format(*row), flush=True)
     return rows
 
 

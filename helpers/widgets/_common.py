@@ -45,18 +45,23 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import struct
 import time
 import weakref
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import Image, display
 from matplotlib.artist import Artist
 from matplotlib.axis import Axis
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends import backend_agg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from PIL import Image as PILImage
@@ -212,8 +217,9 @@ def view_on(kind: type[View], fig=None, **data) -> View:
 def png_bytes(fig, *, dpi: float = DPI) -> bytes:
     """Render a figure to PNG at its own size: no ``bbox_inches="tight"`` (which lays the figure out twice).
 
-    zlib level 1 encodes several times faster than the default level 6, for ~15 % larger PNGs. At the figure's own
-    dpi the bytes are those of a panel's frame showing the same pixels (one encoder, :func:`encode_png`).
+    At the figure's own dpi the bytes are those of a panel's frame showing the same pixels (one encoder,
+    :func:`png_of_rgba`); at another dpi ``savefig`` writes them (PIL, zlib level 1: several times faster than the
+    default level 6, for ~15 % larger PNGs).
     """
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)  # attach an Agg canvas (pyplot figures already have one)
@@ -225,8 +231,58 @@ def png_bytes(fig, *, dpi: float = DPI) -> bytes:
     return buf.getvalue()
 
 
-def encode_png(canvas: FigureCanvasAgg) -> bytes:
-    """The Agg canvas's current pixels as an RGBA PNG at zlib level 1 (what ``savefig`` writes, minus metadata)."""
+def encode_png(canvas: FigureCanvasAgg, bands: dict | None = None) -> bytes:
+    """The Agg canvas's current pixels as an RGBA PNG (:func:`png_of_rgba`; ``bands``: its cache of bands)."""
+    return png_of_rgba(np.asarray(canvas.buffer_rgba()), bands)
+
+
+#: Rows per independently compressed band of a PNG (:func:`png_of_rgba`).
+PNG_BAND_ROWS = 16
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _drawn(canvas: FigureCanvasAgg) -> FigureCanvasAgg:
+    canvas.draw()
+    return canvas
+
+
+def png_of_rgba(rgba: np.ndarray, bands: dict | None = None) -> bytes:
+    """An RGBA image ``(H, W, 4)`` uint8 as PNG bytes: filter "none" on every row, zlib level 1.
+
+    PNG (ISO/IEC 15948, sections 6.3 and 10): each row is a filter-type byte (0: none) and the row's bytes; the rows
+    go through one zlib stream (RFC 1950) of deflate blocks (RFC 1951). Here every :data:`PNG_BAND_ROWS` rows are
+    deflated on their own and end on a byte boundary (``Z_SYNC_FLUSH``, no reference to an earlier band), so a
+    band's compressed bytes depend only on its pixels: ``bands`` ({first row: (raw bytes, deflated bytes)}, one per
+    panel) keeps the last frame's, and a band whose pixels did not change is not compressed again. The bytes are a
+    function of the pixels alone, cached or not. Against PIL at the same zlib level (adaptive filters): ~3× faster to
+    encode and to decode, about as small (``benchmarks/panel_redraw.py --png``).
+    """
+    height, width, channels = rgba.shape
+    if channels != 4 or rgba.dtype != np.uint8:
+        raise ValueError(f"png_of_rgba takes (H, W, 4) uint8 pixels, not {rgba.shape} {rgba.dtype}")
+    rows = np.zeros((height, 4 * width + 1), np.uint8)  # (H, 1 + 4W): filter byte 0, then the row's RGBA bytes
+    rows[:, 1:] = rgba.reshape(height, 4 * width)
+    deflated = []
+    for top in range(0, height, PNG_BAND_ROWS):
+        raw = rows[top : top + PNG_BAND_ROWS].tobytes()
+        cached = bands.get(top) if bands is not None else None
+        if cached is None or cached[0] != raw:
+            band = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: the zlib header and checksum are below
+            cached = (raw, band.compress(raw) + band.flush(zlib.Z_SYNC_FLUSH))
+            if bands is not None:
+                bands[top] = cached
+        deflated.append(cached[1])
+    last = zlib.compressobj(1, zlib.DEFLATED, -15).flush(zlib.Z_FINISH)  # an empty final block
+    stream = b"\x78\x01" + b"".join(deflated) + last + struct.pack(">I", zlib.adler32(rows))
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits per channel, RGBA, no interlace
+    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", stream) + _png_chunk(b"IEND", b"")
+
+
+def _pil_png(canvas: FigureCanvasAgg) -> bytes:
+    """The canvas's pixels through PIL at zlib level 1 (the encoder before :func:`png_of_rgba`; benchmark only)."""
     width, height = canvas.get_width_height(physical=True)
     image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buf = io.BytesIO()
@@ -234,9 +290,148 @@ def encode_png(canvas: FigureCanvasAgg) -> bytes:
     return buf.getvalue()
 
 
+#: The glyph bitmaps and text layouts the panels' renderers keep (:class:`GlyphCacheRenderer`), shared by all panels.
+_GLYPHS: dict = {}
+_LAYOUTS: dict = {}
+#: Entries kept at most in each cache (then it starts again empty): ~10⁵ glyph bitmaps are a few tens of MB.
+GLYPH_CACHE_SIZE = 100_000
+
+
+def _glyph_api() -> bool:
+    """Does this matplotlib draw text glyph by glyph at 1/64-pixel positions (3.11), as the caches assume?"""
+    from matplotlib import ft2font
+
+    return hasattr(RendererAgg, "_draw_text_glyphs_and_boxes") and all(
+        hasattr(ft2font.FT2Font, name) for name in ("_layout", "_render_glyph", "_set_transform")
+    )
+
+
+class GlyphCacheRenderer(RendererAgg):
+    """Agg's renderer, keeping each text's glyph layout and each glyph's bitmap: the same pixels, drawn faster.
+
+    Agg (matplotlib 3.11, ``RendererAgg.draw_text``) lays a string out into glyphs (FreeType + HarfBuzz, a few ms per
+    string), then renders each glyph with FreeType at its position in 1/64 pixel (26.6 fixed point) and blends the
+    bitmap at whole-pixel offsets. A panel draws the same strings (legend entries, tick labels, titles) on every
+    frame, so this renderer keeps (1) each string's layout, keyed by font, size, dpi, hinting, features and language,
+    and (2) each glyph's coverage bitmap, keyed by font, size, dpi, glyph, angle, hinting, antialiasing and the
+    *fractional* part of its 26.6 position: moving a FreeType outline by whole pixels moves its bitmap by whole pixels
+    and leaves the bitmap unchanged, so the cached bitmap blended at the new whole-pixel offset is what FreeType
+    would render there, bit for bit (``tests/test_panels.py`` compares every frame with an uncached fresh drawing).
+    Colour, alpha and clipping are applied when blending (``draw_text_image``), as in Agg. Mathtext, TeX and
+    matplotlib versions without this glyph path are drawn by :class:`RendererAgg` itself.
+    """
+
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        if ismath:
+            return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+        font = self._prepare_font(prop)
+        size = prop.get_size_in_points()
+        flags = backend_agg.get_hinting_flag()
+        features = mtext.get_fontfeatures() if mtext is not None else None
+        language = mtext.get_language() if mtext is not None else None
+        key = (font, size, self.dpi, s, flags, _hashable(features), _hashable(language))
+        glyphs = _LAYOUTS.get(key)
+        if glyphs is None:
+            items = font._layout(s, flags=flags, features=features, language=language)
+            glyphs = [(item.ft_object, item.glyph_index, item.x, item.y) for item in items]
+            _store(_LAYOUTS, key, glyphs)
+        self._draw_glyphs(gc, x, y, angle, size, flags, glyphs)
+
+    def _get_font_height_metrics(self, prop) -> tuple:
+        """(ascent, descent, line gap) in pixels of ``prop``'s font, from its OS/2 or hhea table, cached.
+
+        matplotlib 3.11's ``Text._get_layout`` asks the renderer for this if it can (else it reads the same tables
+        itself on every layout, twice per text); same tables, same arithmetic, so the same numbers."""
+        key = (tuple(_font_files(prop)), prop.get_size_in_points(), self.dpi)
+        metrics = _LAYOUTS.get(key)
+        if metrics is None:
+            metrics = _font_height_metrics(prop, self.dpi)
+            _store(_LAYOUTS, key, metrics)
+        return metrics
+
+    def _draw_glyphs(self, gc, x: float, y: float, angle: float, size: float, flags, glyphs) -> None:
+        """``RendererAgg._draw_text_glyphs_and_boxes`` without boxes, each bitmap rendered once per sub-pixel phase."""
+        from matplotlib.ft2font import RenderMode
+
+        cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+        antialiased = gc.get_antialiased()
+        height = self.height
+        for font, glyph_index, dx, dy in glyphs:  # dx, dy: the glyph's pen position in pixels (dy upwards)
+            px = round(0x40 * (x + dx * cos - dy * sin))  # 26.6 fixed point; FreeType's y is upwards
+            py = round(0x40 * (height - y + dx * sin + dy * cos))
+            key = (font, size, self.dpi, glyph_index, angle, flags, antialiased, px & 0x3F, py & 0x3F)
+            cached = _GLYPHS.get(key)
+            if cached is None:
+                font.set_size(size, self.dpi)
+                matrix = (0x10000 * np.array([[cos, -sin], [sin, cos]])).round().astype(int)
+                font._set_transform(matrix, [px, py])
+                bitmap = font._render_glyph(glyph_index, flags, RenderMode.NORMAL if antialiased else RenderMode.MONO)
+                buffer = np.array(bitmap.buffer)  # (rows, columns) coverage, a copy the cache owns
+                if not antialiased:
+                    buffer *= 0xFF
+                cached = (buffer, bitmap.left - (px >> 6), bitmap.top - (py >> 6))  # offsets from the whole pixel
+                _store(_GLYPHS, key, cached)
+            buffer, left, top = cached
+            self._renderer.draw_text_image(
+                buffer, left + (px >> 6), int(height) - (top + (py >> 6)) + buffer.shape[0], 0, gc
+            )
+
+
+def _font_files(prop) -> list:
+    from matplotlib.font_manager import fontManager
+
+    return fontManager._find_fonts_by_props(prop)
+
+
+def _font_height_metrics(prop, dpi: float) -> tuple:
+    """``Text._get_layout``'s reading of a font's vertical metrics (matplotlib 3.11, text.py): (None,) * 3 if the
+    font has neither table (the text then measures "lp")."""
+    font = backend_agg.get_font(_font_files(prop))
+    for table_name, gap_key, ascent_key, descent_key in (
+        ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
+        ("hhea", "lineGap", "ascent", "descent"),
+    ):
+        table = font.get_sfnt_table(table_name)
+        if table is None:
+            continue
+        scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * prop.get_size_in_points() * dpi / 72
+        return table[ascent_key] * scale, -table[descent_key] * scale, table[gap_key] * scale
+    return None, None, None
+
+
+def _hashable(value):
+    """A font feature or language setting as a dictionary key (lists become tuples)."""
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _store(cache: dict, key, value) -> None:
+    if len(cache) >= GLYPH_CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+
+
+class GlyphCacheCanvas(FigureCanvasAgg):
+    """An Agg canvas whose renderer is a :class:`GlyphCacheRenderer` (where this matplotlib allows it)."""
+
+    def get_renderer(self):
+        w, h = self.get_width_height(physical=True)
+        key = w, h, self.figure.dpi
+        if self._lastKey != key:
+            kind = GlyphCacheRenderer if _glyph_api() else RendererAgg
+            self.renderer = kind(w, h, self.figure.dpi)
+            self._lastKey = key
+        return self.renderer
+
+
 #: Environment switches of the panels' code path, used only by the benchmark (``docs/benchmarks.md``): each name,
 #: its allowed values, the first one the default.
-SWITCHES = {"PE_PANEL_REDRAW": ("blit", "full"), "PE_PANEL_TRANSPORT": ("image", "output")}
+SWITCHES = {
+    "PE_PANEL_REDRAW": ("blit", "full"),
+    "PE_PANEL_TRANSPORT": ("image", "output"),
+    "PE_PANEL_RASTER": ("cached", "plain"),
+}
 
 
 def panel_mode() -> dict[str, str]:
@@ -282,10 +477,14 @@ class Frames:
     ``declared``: artists known to move (:meth:`View.moving_artists`). ``counts``: frames drawn, by kind.
     """
 
-    def __init__(self, fig: Figure, declared: Iterable[Artist] = ()):
+    def __init__(self, fig: Figure, declared: Iterable[Artist] = (), *, plain: bool = False):
         if not isinstance(fig.canvas, FigureCanvasAgg):
             FigureCanvasAgg(fig)
+        if not plain and type(fig.canvas) is FigureCanvasAgg and fig.canvas.manager is None:
+            GlyphCacheCanvas(fig)  # a panel's own figure (not pyplot's): its text drawn from the glyph caches
         self.fig = fig
+        self.plain = plain  # the benchmark's "before": Agg's own text drawing and PIL's PNG encoder
+        self.bands: dict = {}  # the last frame's PNG bands (png_of_rgba)
         self.moving: set[Artist] = set(declared)
         self.background = None
         self.structure = None
@@ -369,18 +568,18 @@ class Frames:
             _unstale(a)
         self.last = "full" if full else "blit"
         self.counts[self.last] += 1
-        return encode_png(canvas)
+        return _pil_png(canvas) if self.plain else encode_png(canvas, self.bands)
 
 
 _FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its Frames
 
 
-def frame_png(fig: Figure) -> bytes:
-    """The PNG a panel shows for ``fig`` now (blitted through the figure's :class:`Frames`)."""
+def frame_png(fig: Figure, *, plain: bool = False) -> bytes:
+    """The PNG a panel shows for ``fig`` now (blitted through the figure's :class:`Frames`; ``plain``: see it)."""
     frames = _FRAMES.get(fig)
     if frames is None:
         view = _VIEWS.get(fig)
-        frames = _FRAMES[fig] = Frames(fig, view.moving_artists() if view is not None else ())
+        frames = _FRAMES[fig] = Frames(fig, view.moving_artists() if view is not None else (), plain=plain)
     return frames.frame()
 
 
@@ -432,7 +631,8 @@ def panel(
     """
     mode = panel_mode()
     fig = Figure(figsize=layout.figsize, dpi=DPI)
-    FigureCanvasAgg(fig)
+    plain = mode["PE_PANEL_RASTER"] == "plain"
+    (FigureCanvasAgg if plain else GlyphCacheCanvas)(fig)  # attaches itself to the figure
     hold = {"on": False} if hold is None else hold
     blit = mode["PE_PANEL_REDRAW"] == "blit"
     timing_log = os.environ.get("PE_PANEL_TIMING_LOG")
@@ -441,7 +641,10 @@ def panel(
         start, start_cpu = time.perf_counter(), time.process_time()
         draw(**values, fig=fig)
         drawn = time.perf_counter()
-        png = frame_png(fig) if blit else png_bytes(fig)
+        if blit:
+            png = frame_png(fig, plain=plain)
+        else:
+            png = _pil_png(_drawn(fig.canvas)) if plain else png_bytes(fig)
         framed = time.perf_counter()
         _publish(target, png)
         if timing_log:
