@@ -5,7 +5,9 @@ control moved), the re-run test top to bottom under this environment's ipywidget
 was about one more execution of every notebook. Now one kernel per notebook runs one plan that serves both:
 
 1. ``KERNEL_PRELUDE`` (traitlets' "unrecognized arguments" warning, an 8-only keyword or style key, becomes an error);
-2. the notebook, top to bottom (Run All);
+2. the notebook, top to bottom (Run All), on *another numerical machine* (``other_numerics_env``); its outputs are
+   compared with the committed ones by nbval's own rules (``stored_output_mismatches``: the English notebooks'
+   nbval check, read by ``test_notebook_portability.py``);
 3. ``SNAPSHOT``: a shallow copy of the kernel's global namespace, the state after Run All;
 4. ``KERNEL_MOVE_ALL``: every control a panel listens to is moved (the Colab check), its report printed;
 5. for each code cell to re-run: ``RESTORE`` (the namespace back to the snapshot), then the cell once more.
@@ -15,7 +17,7 @@ panel cell makes new ones), and every re-run starts from the namespace of Run Al
 is 7.7.1 (``ensure_overlay``); if it cannot be installed (offline), ``test_colab_ready`` skips (fails in CI with
 ``PE_REQUIRE_IPYWIDGETS7=1``) and the re-run test runs steps 2, 3 and 5 alone under this environment's ipywidgets.
 Which test reads what: the Colab test the outputs of steps 1, 2 and 4 (errors, stderr, the report), the re-run test
-the errors of step 5 (``rerun_errors``). An error in steps 1-4 stops the run and fails the Colab test; the re-run
+the errors of step 5 (``rerun_errors``), the portability test the outputs of step 2 against the committed ones. An error in steps 1-4 stops the run and fails the Colab test; the re-run
 test then runs steps 2, 3 and 5 alone under this environment's ipywidgets (``NotebookRuns.rerun_alone``), so a
 Colab-only defect does not hide a re-run defect, and a notebook that fails there too fails both.
 
@@ -38,6 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbval.plugin import (
+    coalesce_streams,
+    find_comment_markers,
+    find_metadata_tags,
+    get_sanitize_patterns,
+    transform_streams_for_comparison,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -164,6 +173,129 @@ def other_value(W, c):
     return None
 
 
+# ----------------------------------------------------------------------------- another numerical machine
+# NumPy dispatch targets above x86-64-v3 (AVX2); switched off when this CPU has them.
+_NUMPY_WIDE_TARGETS = ("X86_V4", "AVX512_SKX", "AVX512_CLX", "AVX512_CNL", "AVX512_ICL", "AVX512_SPR")
+
+
+def other_numerics_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment whose numerical kernels differ from this machine's defaults (test_notebook_portability.py).
+
+    One thread for OpenMP, MKL and OpenBLAS; on an AVX-512 CPU the AVX-512 kernels of NumPy, PyTorch, MKL and oneDNN
+    switched off (an AVX2 CPU); on an AVX2 CPU the next narrower ones. Variables that select a CPU model for OpenBLAS
+    are left alone on purpose.
+    """
+    import numpy as np  # noqa: F401  (imported for its CPU-feature table)
+    import torch
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    env = dict(os.environ if base is None else base)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    wide = [t for t in _NUMPY_WIDE_TARGETS if t in __cpu_dispatch__ and __cpu_features__.get(t)]
+    if not wide and __cpu_features__.get("X86_V3") and "X86_V3" in __cpu_dispatch__:
+        wide = ["X86_V3"]
+    if wide:
+        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(wide)
+    capability = torch.backends.cpu.get_cpu_capability()  # "AVX512", "AVX2", "DEFAULT", ...
+    if capability == "AVX512":
+        env.update(ATEN_CPU_CAPABILITY="avx2", MKL_ENABLE_INSTRUCTIONS="AVX2", ONEDNN_MAX_CPU_ISA="AVX2")
+    elif capability == "AVX2":
+        env.update(ATEN_CPU_CAPABILITY="default", MKL_ENABLE_INSTRUCTIONS="SSE4_2", ONEDNN_MAX_CPU_ISA="SSE41")
+    return env
+
+
+def numerics_flags(env: dict[str, str]) -> dict[str, str]:
+    """The variables of ``other_numerics_env`` that select threads and kernels (for failure messages)."""
+    return {k: env[k] for k in sorted(env) if k.endswith(("_THREADS", "_FEATURES", "_CAPABILITY", "_ISA", "TIONS"))}
+
+
+# ----------------------------------------------------------------------------- outputs compared as nbval does
+SANITIZE_FILE = ROOT / "tests" / "nbval_sanitize.cfg"  # the file pyproject's addopts give nbval
+#: nbval's keys never compared (``IPyNbFile.skip_compare`` without --nbdime: images are not compared either).
+NBVAL_SKIP_COMPARE = ("metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
+                      "application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg")  # fmt: skip
+#: Not compared here although nbval compares it: a widget's text/plain repr (shown only where no widget manager
+#: runs) lists the ipywidgets version's own traits, and this run is under ipywidgets 7.7.1, the stored outputs
+#: under 8. A widget output is recognised by its widget-view data.
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _sanitizer():
+    patterns = get_sanitize_patterns(SANITIZE_FILE.read_text())
+
+    def sanitize(value):
+        if not isinstance(value, str):
+            return value
+        for regex, replace in patterns:
+            value = re.sub(regex, replace, value)
+        return value
+
+    return sanitize
+
+
+def _compared(outputs, sanitize) -> dict[str, list]:
+    """nbval's reading of a cell's outputs: streams merged per name (``\r``/``\b`` applied), then every key not
+    skipped, with each output's ``data`` flattened into its MIME types, to the list of its sanitized values."""
+    found: dict[str, list] = {}
+    for out in transform_streams_for_comparison(coalesce_streams([nbformat.from_dict(o) for o in outputs])):
+        for key, value in out.items():
+            if key in NBVAL_SKIP_COMPARE:
+                continue
+            if key == "data":
+                widget = WIDGET_VIEW in value
+                for mime, item in value.items():
+                    if mime not in NBVAL_SKIP_COMPARE and not (widget and mime == "text/plain"):
+                        found.setdefault(mime, []).append(sanitize(item))
+            else:
+                found.setdefault(key, []).append(sanitize(value))
+    return found
+
+
+def _first_difference(a: str, b: str) -> str:
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return f"stored {a!r:.300}, now {b!r:.300}"
+    al, bl = a.splitlines(), b.splitlines()
+    i = next((k for k, (x, y) in enumerate(zip(al, bl, strict=False)) if x != y), min(len(al), len(bl)))
+    x = al[i] if i < len(al) else "<end>"
+    y = bl[i] if i < len(bl) else "<end>"
+    return f"line {i + 1}: stored {x!r:.300}, now {y!r:.300}"
+
+
+def stored_output_mismatches(nb: nbformat.NotebookNode, executed_cells: list) -> list[str]:
+    """Each code cell of ``nb`` whose outputs in ``executed_cells`` (the same cells, run) differ from the stored ones
+    by nbval's rules, as 'cell i (`first line`): what differs'.
+
+    nbval's rules: cells tagged ``nbval-skip`` (or ``# NBVAL_SKIP``) or ``nbval-ignore-output`` (``# NBVAL_IGNORE_OUTPUT``)
+    are not compared, nor a stored cell that never ran; streams are merged per name; the patterns of
+    ``tests/nbval_sanitize.cfg`` are applied; images, metadata, tracebacks and widget views are not compared; the same
+    MIME types must be there, each with the same number of outputs and the same values in order. One addition:
+    ``WIDGET_VIEW``'s note.
+    """
+    sanitize = _sanitizer()
+    found = []
+    for index, (cell, ran) in enumerate(zip(nb.cells, executed_cells, strict=True)):
+        if cell.cell_type != "code" or cell.get("execution_count") is None:
+            continue
+        options = dict(find_metadata_tags(cell.get("metadata", {})) or ())
+        options.update(dict(find_comment_markers(cell.source)))
+        if options.get("skip") or options.get("check", True) is False:
+            continue
+        stored, now = _compared(cell.get("outputs", []), sanitize), _compared(ran.get("outputs", []), sanitize)
+        where = cell_label(nb, index)
+        if stored.keys() != now.keys():
+            found.append(f"{where}: output kinds differ: stored {sorted(stored)}, now {sorted(now)}")
+            continue
+        for key, values in stored.items():
+            if len(values) != len(now[key]):
+                found.append(f"{where}: {len(values)} stored {key} output(s), {len(now[key])} now")
+                break
+            diff = next((_first_difference(a, b) for a, b in zip(values, now[key], strict=True) if a != b), None)
+            if diff:
+                found.append(f"{where}: {key} differs at {diff}")
+                break
+    return found
+
+
 # ----------------------------------------------------------------------------- re-run after Run All
 # Notebook stem -> (reason, pattern): cells whose source matches the pattern are not re-run (test_notebook_rerun.py's
 # docstring: cost).
@@ -270,7 +402,9 @@ class NotebookRun:
     snapshot or the moves), or "". ``colab``: the Colab reading (``version``, ``moved``, ``problems``, ``stderr`` as
     (notebook cell index, text)), or None when the run had no ipywidgets 7.7.1 (``overlay_missing`` says why).
     ``rerun_errors``: each re-run copy's error (``rerun_errors``). ``rerun_stalled``: the re-run copy (original cell
-    index) during which the run stopped, or None.
+    index) during which the run stopped, or None. ``output_mismatches``: the notebook's cells whose outputs differ from
+    the committed ones (``stored_output_mismatches``), or None when Run All did not finish; ``numerics``: the
+    kernel's thread and CPU-kernel variables (``other_numerics_env``).
     """
 
     failed: str = ""
@@ -279,10 +413,13 @@ class NotebookRun:
     overlay_missing: str = ""
     rerun_errors: list[str] = field(default_factory=list)
     rerun_stalled: int | None = None
+    output_mismatches: list[str] | None = None
+    numerics: dict[str, str] = field(default_factory=dict)
 
 
 def run_shared(nb_path: Path, overlay: Path | None, overlay_missing: str = "") -> NotebookRun:
-    """Run ``nb_path``'s shared plan in one kernel (a child process, ``scripts/nbexec.py``) and read it for both tests."""
+    """Run ``nb_path``'s shared plan in one kernel (a child process, ``scripts/nbexec.py``) on the other numerical
+    machine, and read it for the three tests."""
     import json
 
     nb = nbformat.read(nb_path, as_version=4)
@@ -290,8 +427,10 @@ def run_shared(nb_path: Path, overlay: Path | None, overlay_missing: str = "") -
     plan = shared_plan(nb, keep_for(nb_path.stem), colab=colab)
     offset = 1 if colab else 0  # the prelude shifts the notebook's cells by one
     path = [str(overlay)] if colab else []
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [*path, str(ROOT), os.environ.get("PYTHONPATH")])))
-    result = NotebookRun(overlay_missing=overlay_missing, under_ipywidgets7=colab)
+    env = other_numerics_env(
+        dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [*path, str(ROOT), os.environ.get("PYTHONPATH")])))
+    )
+    result = NotebookRun(overlay_missing=overlay_missing, under_ipywidgets7=colab, numerics=numerics_flags(env))
     try:
         executed = run_notebook(plan, name=nb_path.name, cwd=nb_path.parent, kernel_env=env, allow_tagged_errors=True)
     except NotebookRunError as e:
@@ -310,6 +449,8 @@ def run_shared(nb_path: Path, overlay: Path | None, overlay_missing: str = "") -
             return result
     else:
         result.rerun_errors = rerun_errors(nb, executed)
+    if executed is not None:  # Run All finished (a stall in a re-run keeps what ran before it)
+        result.output_mismatches = stored_output_mismatches(nb, executed.cells[offset : offset + len(nb.cells)])
     if colab and executed is not None:
         move = next(c for c in executed.cells if c.metadata.get(ROLE) == "move_all")
         text = "".join(o.get("text", "") for o in move.outputs if o.get("name") == "stdout")

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import polib
@@ -396,12 +397,18 @@ def test_chinese_readme_is_linked_both_ways_and_links_the_chinese_notebooks():
         assert block.search(en).group(1) == block.search(zh).group(1), f"{name} differs from README.md's"
 
 
-def test_only_one_chinese_notebook_runs_under_nbval():
+def test_every_chinese_notebook_runs_under_nbval_and_the_english_ones_in_the_shared_run():
+    """The default run (testpaths) collects every zh notebook under nbval and no English one (the English notebooks'
+    outputs are compared in the run shared with the Colab and re-run tests); a named English notebook is collected."""
     spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
     conftest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conftest)
-    ignored = {Path(p).name for p in conftest.collect_ignore}
-    assert ignored == {p.name for p in ZH.glob("*.ipynb")} - {conftest.ZH_UNDER_NBVAL}
+    default = types.SimpleNamespace(args_source=pytest.Config.ArgsSource.TESTPATHS)
+    named = types.SimpleNamespace(args_source=pytest.Config.ArgsSource.ARGS)
+    assert BOOKS and all(conftest.pytest_ignore_collect(b, default) is True for b in BOOKS)
+    assert not any(conftest.pytest_ignore_collect(ZH / b.name, default) for b in BOOKS)
+    assert not any(conftest.pytest_ignore_collect(b, named) for b in BOOKS)
+    assert conftest.pytest_ignore_collect(ROOT / "tests" / "test_i18n.py", default) is None
 
 
 # ----------------------------------------------------------------------------- the package's own strings
