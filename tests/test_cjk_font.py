@@ -7,11 +7,13 @@ once); the tests are skipped only when the package index cannot be reached.
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import polib
 import pytest
 
@@ -76,3 +78,80 @@ def test_the_font_comes_from_the_pinned_wheel_only(font_name):
     assert (w.name, w.version, w.member) == ("mplfonts", "0.0.11", "mplfonts/fonts/NotoSansCJKsc-Regular.otf")
     assert "Open Font License" in w.licence
     assert "mplfonts" not in sys.modules  # the wheel is read, never installed or imported
+
+
+# ----------------------------------------------------------------------------- the figures in Chinese
+def _one_figure_per_plots_module():
+    """A small figure of each plots module (drawn with its figure text: titles, axes, legends, colorbars)."""
+    from helpers.plots import (
+        blindness,
+        extension,
+        extension_compared,
+        lab,
+        learned,
+        modern,
+        position_2026,
+        real,
+        remap,
+        rope,
+        score_biases,
+        sinusoidal,
+    )
+
+    x = np.arange(1.0, 9.0)  # (8,)
+    square = np.tril(np.ones((4, 4)))  # (4, 4)
+    return {
+        "blindness": lambda: blindness.plot_first_token_weight(x, x),
+        "extension": lambda: extension.plot_slowdown(dim=16),
+        "extension_compared": lambda: extension_compared.plot_config_wavelengths({"a": (1 / x, 1 / x, 4.0)}),
+        "lab": lambda: lab.plot_learned_table(np.zeros((8, 4)), 4),
+        "learned": lambda: learned.plot_distance_from_init(x, train_len=4),
+        "modern": lambda: modern.plot_query_temperature(x, x, floor_scale=4, attn_scale=0.1),
+        "position_2026": lambda: position_2026.plot_copy_similarity(x, {"a": x}),
+        "real": lambda: real.plot_wavelengths(1 / x, 16),
+        "remap": lambda: remap.plot_remapped_distance(square, max_distance=2),
+        "rope": lambda: rope.plot_layout_pairs(8),
+        "score_biases": lambda: score_biases.plot_bias_matrix(square),
+        "sinusoidal": lambda: sinusoidal.plot_pe_heatmap(n_positions=8, d_model=8),
+    }
+
+
+def _texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def test_zh_figures_draw_their_translated_text_with_every_glyph(font_name):
+    """In Chinese the course registers the font itself (helpers.plots._style.follow_language): each plots module's
+    figure shows Chinese text, and drawing that text (mathtext included) warns of no missing glyph. The texts of the
+    twelve figures are drawn once, together (:func:`_missing_glyphs`): a fraction of the time of twelve draws."""
+    from helpers import i18n
+
+    i18n.set_language("zh_CN")
+    try:
+        assert font_name in matplotlib.rcParams["font.family"]
+        texts = []
+        for module, draw in _one_figure_per_plots_module().items():
+            drawn = draw()
+            fig = (drawn.flat[0] if isinstance(drawn, np.ndarray) else drawn).figure
+            shown = _texts(fig)
+            plt.close(fig)
+            assert any(re.search("[\u4e00-\u9fff]", t) for t in shown), f"{module}: no Chinese figure text"
+            texts += [t for t in shown if not t.isascii()]  # an ASCII string is drawn by the default font
+        assert _missing_glyphs(sorted(set(texts))) == []
+    finally:
+        i18n.set_language("en")
+
+
+def test_english_never_fetches_nor_registers_the_font(monkeypatch):
+    from helpers import i18n
+    from helpers.plots import _style, sinusoidal
+
+    def fetch_font(**_kw):
+        raise AssertionError("English mode fetched the CJK font")
+
+    monkeypatch.setattr(_style, "cjk_font_path", fetch_font)
+    i18n.set_language("en")
+    assert cjk_font.FONT_FAMILY not in matplotlib.rcParams["font.family"]
+    ax = sinusoidal.plot_frequencies(d_model=16)[0]
+    assert "frequency per pair" in _texts(ax.figure)  # English text, drawn without the font
+    plt.close(ax.figure)

@@ -21,6 +21,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
 from helpers.attention import TOKENS
+from helpers.i18n import pgettext, pN_
 from helpers.plots._style import LiveLegend, as_array, cjk_font, label, new_axes
 
 
@@ -59,7 +60,7 @@ class AttentionMap:
         self.image = ax.imshow(np.zeros((1, 1)), vmin=0.0, vmax=1.0, cmap="viridis")
         self.cells: list = []
         self.shape = None
-        label(ax, xlabel="key (attended to)", ylabel="query (attending)")
+        label(ax, xlabel=pgettext("figure", "key (attended to)"), ylabel=pgettext("figure", "query (attending)"))
 
     def update(self, weights, tokens: Sequence[str], *, title: str | None = None, query_tokens=None):
         w = as_array(weights, "weights")
@@ -121,16 +122,22 @@ class PooledBars:
     reads them back) created once and updated in place; the y range leaves headroom for the legend.
     """
 
-    def __init__(self, ax, *, pooled_label: str = "this order", reference_label: str = "reference"):
+    def __init__(
+        self, ax, *, pooled_label: str = pN_("figure", "this order"), reference_label: str = pN_("figure", "reference")
+    ):
         self.ax = ax
-        self.bars = ax.add_collection(PolyCollection([], facecolor="tab:blue", label=pooled_label), autolim=False)
-        self.outlines = PolyCollection([], facecolor="none", edgecolor="black", linewidth=1.5, label=reference_label)
+        self.bars = ax.add_collection(
+            PolyCollection([], facecolor="tab:blue", label=pgettext("figure", pooled_label)), autolim=False
+        )
+        self.outlines = PolyCollection(
+            [], facecolor="none", edgecolor="black", linewidth=1.5, label=pgettext("figure", reference_label)
+        )
         ax.add_collection(self.outlines, autolim=False)
         self.zero = ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: text layout dominates the redraw time
         self.legend = LiveLegend(ax, fontsize=8, loc="upper center", ncol=2)
         self.size = None
-        label(ax, xlabel="output dimension j", ylabel="mean over tokens (a.u.)")
+        label(ax, xlabel=pgettext("figure", "output dimension j"), ylabel=pgettext("figure", "mean over tokens (a.u.)"))
 
     def update(self, pooled, *, reference=None, title: str | None = None):
         p = as_array(pooled, "pooled").ravel()
@@ -160,8 +167,8 @@ def plot_pooled(
     *,
     reference=None,
     title: str | None = None,
-    pooled_label: str = "this order",
-    reference_label: str = "reference",
+    pooled_label: str = pN_("figure", "this order"),
+    reference_label: str = pN_("figure", "reference"),
 ):
     """Bars of a mean-pooled output vector (d,), with an optional reference (d,) as outlines (:class:`PooledBars`)."""
     drawing = PooledBars(new_axes(ax), pooled_label=pooled_label, reference_label=reference_label)
@@ -178,14 +185,22 @@ class WeightScale:
         self.axes = axes
         ax_map, ax_h = axes
         self.image = ax_map.imshow(np.zeros((1, 1)), vmin=0.0, vmax=1.0, cmap="viridis")
-        label(ax_map, xlabel="key position n (tokens)", ylabel="query position m (tokens)")
+        label(
+            ax_map,
+            xlabel=pgettext("figure", "key position n (tokens)"),
+            ylabel=pgettext("figure", "query position m (tokens)"),
+        )
         self.stems = ax_h.vlines([], [], [], color="tab:orange", linewidth=2)
-        (self.dots,) = ax_h.plot([], [], "o", color="tab:orange", label="row entropy")
+        (self.dots,) = ax_h.plot([], [], "o", color="tab:orange", label=pgettext("figure", "row entropy"))
         self.uniform = ax_h.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax_h.yaxis.set_major_locator(MaxNLocator(nbins=4))
         self.legend = LiveLegend(ax_h, fontsize=8, loc="upper right")  # one column: two would overhang the axes
         self.size = None
-        label(ax_h, xlabel="query position m (tokens)", ylabel="row entropy H (nats)")
+        label(
+            ax_h,
+            xlabel=pgettext("figure", "query position m (tokens)"),
+            ylabel=pgettext("figure", "row entropy H (nats)"),
+        )
 
     def update(self, weights, entropy, *, weight_scale: float | None = None):
         w = as_array(weights, "weights")  # (T, T)
@@ -206,17 +221,25 @@ class WeightScale:
                 ax.set_xticks(ticks)
             ax_map.set_yticks(ticks)
             self.uniform.set_ydata([math.log(t), math.log(t)])
-            self.uniform.set_label(f"uniform: ln {t} = {math.log(t):.2f}")
+            self.uniform.set_label(pgettext("figure", "uniform: ln {t} = {ln_t:.2f}").format(t=t, ln_t=math.log(t)))
             ax_h.set_xlim(-0.05 * (t - 1), 1.05 * (t - 1))  # autoscaling's 5 % margins, fixed
             ax_h.set_ylim(-0.08 * math.log(t), 1.35 * math.log(t))
         self.image.set_data(w)
-        scale = "attention weights" if weight_scale is None else f"weights at s = {weight_scale:.3g}"
+        scale = (
+            pgettext("figure", "attention weights")
+            if weight_scale is None
+            else pgettext("figure", "weights at s = {s:.3g}").format(s=weight_scale)
+        )
         ax_map.set_title(scale)
         pos = np.arange(t)
         self.stems.set_segments([[(x, 0.0), (x, y)] for x, y in zip(pos, h, strict=True)])
         self.dots.set_data(pos, h)
         self.legend.update([self.dots, self.uniform], [self.dots.get_label(), self.uniform.get_label()])
-        ax_h.set_title(f"mean max weight {w.max(-1).mean():.3f}, mean H {h.mean():.2f} nats")
+        ax_h.set_title(
+            pgettext("figure", "mean max weight {max_weight:.3f}, mean H {mean_h:.2f} nats").format(
+                max_weight=w.max(-1).mean(), mean_h=h.mean()
+            )
+        )
         return ax_h
 
 
@@ -231,8 +254,8 @@ def _causal_and_full(ax, causal, full) -> np.ndarray:
     """One value per position with a causal mask (circles) and without (squares, dashed); returns the positions."""
     causal, full = as_array(causal, "causal").ravel(), as_array(full, "full").ravel()
     pos = np.arange(causal.size)
-    ax.plot(pos, causal, "o-", label="causal mask")
-    ax.plot(pos, full, "s--", label="no mask")
+    ax.plot(pos, causal, "o-", label=pgettext("figure", "causal mask"))
+    ax.plot(pos, full, "s--", label=pgettext("figure", "no mask"))
     return pos
 
 
@@ -242,7 +265,12 @@ def plot_first_token_weight(weight_causal, weight_full, ax=None):
     _causal_and_full(ax, weight_causal, weight_full)
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
-    return label(ax, xlabel="query position t (tokens)", ylabel="weight on token 0", title="weight on the first token")
+    return label(
+        ax,
+        xlabel=pgettext("figure", "query position t (tokens)"),
+        ylabel=pgettext("figure", "weight on token 0"),
+        title=pgettext("figure", "weight on the first token"),
+    )
 
 
 def plot_output_variance(var_causal, var_full, ax=None, *, value_variance: float | None = None):
@@ -257,5 +285,8 @@ def plot_output_variance(var_causal, var_full, ax=None, *, value_variance: float
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     return label(
-        ax, xlabel="position t (tokens)", ylabel="variance across sequences", title="output variance by position"
+        ax,
+        xlabel=pgettext("figure", "position t (tokens)"),
+        ylabel=pgettext("figure", "variance across sequences"),
+        title=pgettext("figure", "output variance by position"),
     )

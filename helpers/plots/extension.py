@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from helpers import scaling
+from helpers.i18n import pgettext
 from helpers.methods import method_info, method_style
 from helpers.plots._style import LiveLegend, log_limits, new_axes, pair_ticks, plain_log_axis
 from helpers.plots._style import label as _label
@@ -74,20 +75,24 @@ class AngleRange:
         self.ax = ax
         (self.trained,) = ax.semilogy([1], [1], "o-", ms=2.5, color="tab:blue")
         (self.needed,) = ax.semilogy([1], [1], "s-", ms=2.5, color="tab:red")
-        self.turn = ax.axhline(TWO_PI, color="grey", ls="--", lw=1, label="one full turn (2π)")
-        self.span = ax.axvspan(0, 1, color="tab:red", alpha=0.12, label="new angles at L′")
+        self.turn = ax.axhline(TWO_PI, color="grey", ls="--", lw=1, label=pgettext("figure", "one full turn (2π)"))
+        self.span = ax.axvspan(0, 1, color="tab:red", alpha=0.12, label=pgettext("figure", "new angles at L′"))
         self.legend = LiveLegend(ax, fontsize=7, loc="lower left")
         plain_log_axis(ax.yaxis)
-        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="largest angle (rad)")
+        _label(
+            ax,
+            xlabel=pgettext("figure", "pair index i (0 = fastest)"),
+            ylabel=pgettext("figure", "largest angle (rad)"),
+        )
 
     def update(self, dim: int = 128, base: float = 10000.0, train_len: int = 2048, target_len: int = 8192):
         theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
         i = np.arange(theta.size)
         bad = scaling.out_of_range_pairs(dim, base, train_len, target_len)  # (D/2,)
         self.trained.set_data(i, train_len * theta)
-        self.trained.set_label(f"trained: L·θ_i (L = {train_len})")
+        self.trained.set_label(pgettext("figure", "trained: L·θ_i (L = {train_len})").format(train_len=train_len))
         self.needed.set_data(i, target_len * theta)
-        self.needed.set_label(f"needed: L′·θ_i (L′ = {target_len})")
+        self.needed.set_label(pgettext("figure", "needed: L′·θ_i (L′ = {target_len})").format(target_len=target_len))
         self.span.set_visible(bool(bad.any()))
         if bad.any():
             self.span.set_x(i[bad][0] - 0.5)
@@ -96,7 +101,11 @@ class AngleRange:
         self.legend.update(shown, [a.get_label() for a in shown])
         self.ax.set_ylim(*log_limits(np.concatenate([train_len * theta, target_len * theta, [TWO_PI]])))
         self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
-        self.ax.set_title(f"D = {dim}, b = {base:g}: {int(bad.sum())} of {theta.size} pairs leave their trained range")
+        self.ax.set_title(
+            pgettext("figure", "D = {dim}, b = {base:g}: {n_bad} of {n_pairs} pairs leave their trained range").format(
+                dim=dim, base=base, n_bad=int(bad.sum()), n_pairs=theta.size
+            )
+        )
         return self.ax
 
 
@@ -116,15 +125,22 @@ def plot_step_angles(dim: int = 128, base: float = 10000.0, factor: float = 4.0,
     theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
     pi = scaling.linear_inv_freq(dim, base, factor)[0]  # (D/2,)
     i = np.arange(theta.size)
-    ax.semilogy(i, np.degrees(theta), color=method_info("default").color, label="plain RoPE θ_i")
-    ax.semilogy(i, np.degrees(pi), color=method_info("linear").color, label=f"PI θ_i/s (s = {factor:g})")
+    ax.semilogy(i, np.degrees(theta), color=method_info("default").color, label=pgettext("figure", "plain RoPE θ_i"))
+    ax.semilogy(
+        i,
+        np.degrees(pi),
+        color=method_info("linear").color,
+        label=pgettext("figure", "PI θ_i/s (s = {factor:g})").format(factor=factor),
+    )
     ax.legend(fontsize=8)
     plain_log_axis(ax.yaxis)
     return _label(
         ax,
-        xlabel="pair index i",
-        ylabel="angle per token step (degrees)",
-        title=f"Neighbours under PI: pair 0 turns {np.degrees(pi[0]):.1f}° instead of {np.degrees(theta[0]):.1f}°",
+        xlabel=pgettext("figure", "pair index i"),
+        ylabel=pgettext("figure", "angle per token step (degrees)"),
+        title=pgettext("figure", "Neighbours under PI: pair 0 turns {pi_turn:.1f}° instead of {turn:.1f}°").format(
+            pi_turn=np.degrees(pi[0]), turn=np.degrees(theta[0])
+        ),
     )
 
 
@@ -141,22 +157,35 @@ def plot_pi_distances(dim: int = 128, base: float = 10000.0, factor: float = 4.0
     fine = np.linspace(0, max_distance, 40 * max_distance + 1)  # (N,)
     ints = np.arange(max_distance + 1)
     pi_tokens = np.arange(int(factor * max_distance) + 1)  # token distances Δ whose PI angle is ≤ max_distance·θ
-    ax.plot(fine, rope_score_curve(theta, fine), color="0.6", lw=1, label="original score at any real distance")
-    ax.plot(ints, rope_score_curve(theta, ints), "o", color="black", ms=5, label="trained: integer distances")
+    ax.plot(
+        fine,
+        rope_score_curve(theta, fine),
+        color="0.6",
+        lw=1,
+        label=pgettext("figure", "original score at any real distance"),
+    )
+    ax.plot(
+        ints,
+        rope_score_curve(theta, ints),
+        "o",
+        color="black",
+        ms=5,
+        label=pgettext("figure", "trained: integer distances"),
+    )
     ax.plot(
         pi_tokens / factor,
         rope_score_curve(pi, pi_tokens),
         "x",
         color=method_info("linear").color,
         ms=5,
-        label=f"PI: token distance Δ drawn at Δ/{factor:g}",
+        label=pgettext("figure", "PI: token distance Δ drawn at Δ/{factor:g}").format(factor=factor),
     )
     ax.legend(fontsize=7)
     return _label(
         ax,
-        xlabel="distance on the trained scale (tokens)",
-        ylabel="score of q = k = 1 (mean cos)",
-        title=f"PI (s = {factor:g}) interpolates between trained distances",
+        xlabel=pgettext("figure", "distance on the trained scale (tokens)"),
+        ylabel=pgettext("figure", "score of q = k = 1 (mean cos)"),
+        title=pgettext("figure", "PI (s = {factor:g}) interpolates between trained distances").format(factor=factor),
     )
 
 
@@ -176,19 +205,27 @@ class Slowdown:
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
         self.factor_line = ax.axhline(1.0, color="grey", lw=0.8, ls=":")
         ax.legend(fontsize=8)
-        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="slowdown θ_i / θ′_i (×)")
+        _label(
+            ax,
+            xlabel=pgettext("figure", "pair index i (0 = fastest)"),
+            ylabel=pgettext("figure", "slowdown θ_i / θ′_i (×)"),
+        )
 
     def update(self, dim: int = 128, base: float = 10000.0, factor: float = 4.0):
         freqs = scaling.extension_frequencies(dim, base, factor, 1, methods=["default", *self.METHODS])
         theta = freqs.pop("default")[0]  # (D/2,)
         i = np.arange(theta.size)
-        for name, (inv, _) in freqs.items():
+        for name, (inv, _scaling) in freqs.items():
             self.lines[name].set_data(i, theta / inv)
         self.factor_line.set_ydata([factor, factor])
         self.ax.relim()
         self.ax.autoscale_view()
         ntk_base = scaling.ntk_scaled_base(dim, base, factor)
-        self.ax.set_title(f"D = {dim}, s = {factor:g}: NTK base {ntk_base:,.0f}, chapter {base * factor:,.0f}")
+        self.ax.set_title(
+            pgettext(
+                "figure", "D = {dim}, s = {factor:g}: NTK base {ntk_base:,.0f}, chapter {chapter_base:,.0f}"
+            ).format(dim=dim, factor=factor, ntk_base=ntk_base, chapter_base=base * factor)
+        )
         return self.ax
 
 
@@ -209,16 +246,18 @@ def plot_dynamic_scale(train_len: int = 2048, factor: float = 2.0, max_len: int 
     lengths = np.linspace(1, max_len, 400)  # (K,)
     color = method_info("dynamic").color
     hf = scaling.dynamic_ntk_scale(lengths, factor, train_len)  # (K,)
-    ax.plot(lengths, hf, color=color, label=f"HF dynamic, factor = {factor:g}")
+    ax.plot(lengths, hf, color=color, label=pgettext("figure", "HF dynamic, factor = {factor:g}").format(factor=factor))
     paper = scaling.dynamic_ntk_scale(lengths, 1.0, train_len)  # (K,)
-    ax.plot(lengths, paper, color=color, ls="--", label="YaRN paper §3.3: max(1, l/L)")
+    ax.plot(lengths, paper, color=color, ls="--", label=pgettext("figure", "YaRN paper §3.3: max(1, l/L)"))
     ax.axvline(train_len, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=8)
     return _label(
         ax,
-        xlabel="current sequence length l (tokens)",
-        ylabel="effective NTK scale",
-        title=f"Dynamic NTK: the scale follows the length (L = {train_len})",
+        xlabel=pgettext("figure", "current sequence length l (tokens)"),
+        ylabel=pgettext("figure", "effective NTK scale"),
+        title=pgettext("figure", "Dynamic NTK: the scale follows the length (L = {train_len})").format(
+            train_len=train_len
+        ),
     )
 
 
@@ -236,16 +275,21 @@ class YarnRamp:
     def __init__(self, ax, *, legend: bool = True):
         self.ax = ax
         (self.code,) = ax.plot([], [], "o-", ms=2.5, color=method_info("yarn").color)
-        self.code.set_label("code (HF, jquesnelle): linear in i")
+        self.code.set_label(pgettext("figure", "code (HF, jquesnelle): linear in i"))
         (self.paper,) = ax.plot([], [], "s--", ms=2.5, color=method_info("yarn_paper").color)
-        self.paper.set_label("paper: linear in r = L/λ")
+        self.paper.set_label(pgettext("figure", "paper: linear in r = L/λ"))
         self.marks = [ax.axvline(0, color="grey", lw=0.8, ls=":") for _ in range(2)]
         self.texts = [ax.text(0, 0.5, "", fontsize=7, color="grey") for _ in range(2)]
         ax.set_ylim(-0.05, 1.05)
         ax.set_yticks([0.0, 0.5, 1.0])
         if legend:
             ax.legend(fontsize=7, loc="lower left")
-        _label(ax, xlabel="pair index i  (r = L/λ_i: turns within L)", ylabel="extrapolation weight γ_i", title=None)
+        _label(
+            ax,
+            xlabel=pgettext("figure", "pair index i  (r = L/λ_i: turns within L)"),
+            ylabel=pgettext("figure", "extrapolation weight γ_i"),
+            title=None,
+        )
 
     def update(
         self,
@@ -306,21 +350,28 @@ def plot_yarn_entropy(
     lengths = np.unique(np.geomspace(8, factor * train_len, 60).astype(int))
     theta = scaling.default_inv_freq(dim, base)[0]
     inv, a = scaling.yarn_inv_freq(dim, base, factor, train_len)
-    ax.semilogx(lengths, np.log(lengths), color="0.7", lw=1, label="uniform: ln n")
+    ax.semilogx(lengths, np.log(lengths), color="0.7", lw=1, label=pgettext("figure", "uniform: ln n"))
     entropy = scaling.toy_attention_entropy
     plain, yarn = method_info("default"), method_info("yarn")
     ax.semilogx(lengths, entropy(theta, lengths, peak_logit=peak_logit), color=plain.color, label=plain.label)
     no_temperature = entropy(inv, lengths, peak_logit=peak_logit)  # (K,)
-    ax.semilogx(lengths, no_temperature, color=yarn.color, ls="--", label="YaRN, no temperature")
+    ax.semilogx(lengths, no_temperature, color=yarn.color, ls="--", label=pgettext("figure", "YaRN, no temperature"))
     with_temperature = entropy(inv, lengths, attention_factor=a, peak_logit=peak_logit)  # (K,)
-    ax.semilogx(lengths, with_temperature, color=yarn.color, label=f"YaRN, logits × {a * a:.3f}")
+    ax.semilogx(
+        lengths,
+        with_temperature,
+        color=yarn.color,
+        label=pgettext("figure", "YaRN, logits × {a2:.3f}").format(a2=a * a),
+    )
     for x in (train_len, factor * train_len):
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     ax.legend(fontsize=7)
     plain_log_axis(ax.xaxis)
     return _label(
         ax,
-        xlabel="keys attended n (tokens)",
-        ylabel="attention entropy (nats)",
-        title=f"Toy: same-content tokens, D = {dim}, L = {train_len}, s = {factor:g}",
+        xlabel=pgettext("figure", "keys attended n (tokens)"),
+        ylabel=pgettext("figure", "attention entropy (nats)"),
+        title=pgettext("figure", "Toy: same-content tokens, D = {dim}, L = {train_len}, s = {factor:g}").format(
+            dim=dim, train_len=train_len, factor=factor
+        ),
     )

@@ -17,6 +17,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from helpers import scaling
+from helpers.i18n import pgettext
 from helpers.methods import method_info, method_style
 from helpers.plots._style import LiveLegend, log_limits, new_axes, pair_ticks, plain_log_axis
 from helpers.plots._style import label as _label
@@ -64,7 +65,12 @@ class FrequencyRatios:
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
         ax.set_yscale("log")
         self.legend = LiveLegend(ax, fontsize=7, loc="center left")
-        _label(ax, xlabel="pair index i (0 = fastest)", ylabel="θ′_i / θ_i", title="Frequency change per pair")
+        _label(
+            ax,
+            xlabel=pgettext("figure", "pair index i (0 = fastest)"),
+            ylabel="θ′_i / θ_i",
+            title=pgettext("figure", "Frequency change per pair"),
+        )
 
     def update(self, curves: Mapping[str, np.ndarray], reference, *, factor: float | None = None, highlight=None):
         reference = np.asarray(reference, dtype=np.float64)  # (D/2,)
@@ -128,9 +134,9 @@ class ScoreVsDistance:
         self.legend = LiveLegend(ax, fontsize=7, ncol=2, loc="upper right") if legend else None
         _label(
             ax,
-            xlabel="relative distance Δ (tokens)",
-            ylabel="score of q = k = 1 (× a²)",
-            title="Attention score against distance",
+            xlabel=pgettext("figure", "relative distance Δ (tokens)"),
+            ylabel=pgettext("figure", "score of q = k = 1 (× a²)"),
+            title=pgettext("figure", "Attention score against distance"),
         )
 
     def _make_lines(self, names) -> None:
@@ -227,7 +233,7 @@ def plot_methods_grid(
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(
+        _fig, axes = plt.subplots(
             2, len(names), figsize=(2.75 * len(names), 5.4), layout="constrained", sharey="row", squeeze=False
         )
     axes = np.asarray(axes, dtype=object)
@@ -253,11 +259,18 @@ def plot_methods_grid(
         top.set_yscale("log")
         ratio_ticks(top, factor)
         still = int(scaling.still_out_of_range(theta, inv, train_len, target_len).sum())
-        top.set_title(f"{style['label']}\n{still} of {int(slow.sum())} shaded pairs still unseen", fontsize=9)
+        top.set_title(
+            pgettext("figure", "{label}\n{still} of {n_slow} shaded pairs still unseen").format(
+                label=style["label"], still=still, n_slow=int(slow.sum())
+            ),
+            fontsize=9,
+        )
         top.set_xticks(pair_ticks(theta.size))
-        _label(top, xlabel="pair index i", ylabel="θ′_i / θ_i" if col == 0 else "")
-        bottom.plot(dist[inside], plain[inside], color="black", lw=1, label="plain RoPE (Δ ≤ L)")
-        bottom.plot(dist[~inside], plain[~inside], color="black", lw=1, ls=":", label="plain RoPE (Δ > L)")
+        _label(top, xlabel=pgettext("figure", "pair index i"), ylabel="θ′_i / θ_i" if col == 0 else "")
+        bottom.plot(dist[inside], plain[inside], color="black", lw=1, label=pgettext("figure", "plain RoPE (Δ ≤ L)"))
+        bottom.plot(
+            dist[~inside], plain[~inside], color="black", lw=1, ls=":", label=pgettext("figure", "plain RoPE (Δ > L)")
+        )
         bottom.plot(
             dist,
             rope_score_curve(inv, dist, a),
@@ -271,7 +284,9 @@ def plot_methods_grid(
         plain_log_axis(bottom.xaxis)
         bottom.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])
         bottom.legend(fontsize=6.5, loc="upper right")
-        _label(bottom, xlabel="distance Δ (tokens)", ylabel="score of q = k = 1" if col == 0 else "")
+        _label(
+            bottom, xlabel=pgettext("figure", "distance Δ (tokens)"), ylabel="score of q = k = 1" if col == 0 else ""
+        )
     return axes
 
 
@@ -285,15 +300,21 @@ def plot_config_wavelengths(configs: Mapping[str, tuple[np.ndarray, np.ndarray, 
         color = f"C{k}"
         i = np.arange(len(orig))
         ax.semilogy(i, TWO_PI / np.asarray(orig), color=color, lw=0.9, ls="--", alpha=0.7)
-        ax.semilogy(i, TWO_PI / np.asarray(scaled), color=color, lw=2, label=f"{name} (dashed: unscaled)")
+        ax.semilogy(
+            i,
+            TWO_PI / np.asarray(scaled),
+            color=color,
+            lw=2,
+            label=pgettext("figure", "{name} (dashed: unscaled)").format(name=name),
+        )
         ax.axhline(length, color=color, lw=0.8, ls=":")
     ax.legend(fontsize=7)
     plain_log_axis(ax.yaxis)
     return _label(
         ax,
-        xlabel="pair index i",
-        ylabel="wavelength λ_i (positions)",
-        title="Pasted configs: wavelengths (dotted: original context L)",
+        xlabel=pgettext("figure", "pair index i"),
+        ylabel=pgettext("figure", "wavelength λ_i (positions)"),
+        title=pgettext("figure", "Pasted configs: wavelengths (dotted: original context L)"),
     )
 
 

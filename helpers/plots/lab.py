@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 
+from helpers.i18n import pgettext
 from helpers.lab.methods import FINE_TUNED, HYBRIDS, OTHER_FAMILIES, ZERO_SHOT, lab_method
 from helpers.lab.records import at_scale, record, seed_values, seeds_of
 
@@ -49,7 +50,12 @@ def plot_loss_by_position(results: dict, methods, *, length: int | None = None, 
         style = lab_method(m).style()
         series = loss_by_position(results, m, length)
         if series is None:
-            ax.plot([], [], ls="none", label=f"{style['label']}: cannot run at {length}")
+            ax.plot(
+                [],
+                [],
+                ls="none",
+                label=pgettext("figure", "{label}: cannot run at {length}").format(label=style["label"], length=length),
+            )
             continue
         centres, losses = series
         ax.plot(centres, losses.mean(0), lw=1.3, **style)
@@ -58,9 +64,9 @@ def plot_loss_by_position(results: dict, methods, *, length: int | None = None, 
         if x < length:
             ax.axvline(x, color="0.5", ls="--", lw=0.8)
             ax.text(x, 1.0, f" {text}", transform=ax.get_xaxis_transform(), va="top", fontsize=8, color="0.4")
-    ax.set_xlabel("position (tokens)")
-    ax.set_ylabel("next-token loss (nats)")
-    ax.set_title(f"Copy-LM loss by position, T = {length}")
+    ax.set_xlabel(pgettext("figure", "position (tokens)"))
+    ax.set_ylabel(pgettext("figure", "next-token loss (nats)"))
+    ax.set_title(pgettext("figure", "Copy-LM loss by position, T = {length}").format(length=length))
     ax.legend(fontsize=7, loc="best", framealpha=0.9)
     return ax
 
@@ -80,9 +86,9 @@ def plot_passkey_by_length(results: dict, methods, *, ax: Axes | None = None) ->
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths, [str(t) for t in lengths])
     ax.set_ylim(-0.05, 1.05)
-    ax.set_xlabel("context length T (tokens)")
-    ax.set_ylabel("passkey accuracy (5 digits right)")
-    ax.set_title("Passkey retrieval against length")
+    ax.set_xlabel(pgettext("figure", "context length T (tokens)"))
+    ax.set_ylabel(pgettext("figure", "passkey accuracy (5 digits right)"))
+    ax.set_title(pgettext("figure", "Passkey retrieval against length"))
     ax.legend(fontsize=7, loc="best", framealpha=0.9)
     return ax
 
@@ -102,8 +108,8 @@ def _two_panels(results: dict, plot, height: float, title: str) -> Figure:
     zero_shot, others = _groups(results)
     plot(results, zero_shot, ax=left)
     plot(results, others, ax=right)
-    left.set_title("zero-shot RoPE scaling (s = T/L)")
-    right.set_title("every family, and fine-tuned RoPE")
+    left.set_title(pgettext("figure", "zero-shot RoPE scaling (s = T/L)"))
+    right.set_title(pgettext("figure", "every family, and fine-tuned RoPE"))
     fig.suptitle(title)
     return fig
 
@@ -111,16 +117,19 @@ def _two_panels(results: dict, plot, height: float, title: str) -> Figure:
 def loss_figure(results: dict) -> Figure:
     """Loss by position at the longest length, in the two panels of :func:`_two_panels`."""
     meta = results["meta"]
-    title = (
-        f"Copy-LM loss by position at T = {max(meta['lengths'])} (buckets of {meta['bucket']} "
-        f"positions; line = mean over seeds, band = range over seeds)"
-    )
+    title = pgettext(
+        "figure",
+        "Copy-LM loss by position at T = {length} (buckets of {bucket} positions; line = mean over seeds, "
+        "band = range over seeds)",
+    ).format(length=max(meta["lengths"]), bucket=meta["bucket"])
     return _two_panels(results, plot_loss_by_position, 3.8, title)
 
 
 def passkey_figure(results: dict) -> Figure:
     """Passkey accuracy against length, in the two panels of :func:`_two_panels`."""
-    title = f"Passkey retrieval (line = mean over seeds, band = range over seeds; L = {results['meta']['train_len']})"
+    title = pgettext(
+        "figure", "Passkey retrieval (line = mean over seeds, band = range over seeds; L = {train_len})"
+    ).format(train_len=results["meta"]["train_len"])
     return _two_panels(results, plot_passkey_by_length, 3.6, title)
 
 
@@ -129,8 +138,8 @@ def learned_table_figure(table: np.ndarray, rows_reached: int, learned_sim: np.n
     fig = Figure(figsize=(11.0, 3.3), layout="constrained")
     a, b, c = fig.subplots(1, 3, width_ratios=[1.6, 1, 1])
     plot_learned_table(table, rows_reached, ax=a)
-    plot_similarity(learned_sim, title="learned: cosine similarity of rows", ax=b)
-    plot_similarity(sin_sim, title="sinusoidal: cosine similarity of rows", ax=c)
+    plot_similarity(learned_sim, title=pgettext("figure", "learned: cosine similarity of rows"), ax=b)
+    plot_similarity(sin_sim, title=pgettext("figure", "sinusoidal: cosine similarity of rows"), ax=c)
     return fig
 
 
@@ -152,9 +161,11 @@ def plot_learned_table(table: np.ndarray, rows_reached: int, *, ax: Axes | None 
     limit = float(np.abs(table).max())
     ax.imshow(table.T, aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest")
     ax.axvline(rows_reached - 0.5, color="k", lw=1)
-    ax.set_xlabel("position (row of the table)")
-    ax.set_ylabel("dimension")
-    ax.set_title(f"learned table: rows ≥ {rows_reached} never trained")
+    ax.set_xlabel(pgettext("figure", "position (row of the table)"))
+    ax.set_ylabel(pgettext("figure", "dimension"))
+    ax.set_title(
+        pgettext("figure", "learned table: rows ≥ {rows_reached} never trained").format(rows_reached=rows_reached)
+    )
     return ax
 
 
@@ -162,8 +173,8 @@ def plot_similarity(similarity: np.ndarray, *, title: str, ax: Axes | None = Non
     """A (T, T) cosine-similarity matrix of position vectors."""
     ax = _new_axes(ax, (3.2, 3.0))
     ax.imshow(similarity, cmap="RdBu_r", vmin=-1, vmax=1, origin="lower")
-    ax.set_xlabel("position q")
-    ax.set_ylabel("position p")
+    ax.set_xlabel(pgettext("figure", "position q"))
+    ax.set_ylabel(pgettext("figure", "position p"))
     ax.set_title(title, fontsize=9)
     return ax
 
@@ -182,8 +193,8 @@ class LiveRun:
             0, 0.97, " L", transform=self.loss_ax.get_xaxis_transform(), va="top", fontsize=8, color="0.4"
         )
         self.note = self.loss_ax.text(0.5, 0.5, "", transform=self.loss_ax.transAxes, ha="center", fontsize=9)
-        self.loss_ax.set_xlabel("position (tokens)")
-        self.loss_ax.set_ylabel("next-token loss (nats)")
+        self.loss_ax.set_xlabel(pgettext("figure", "position (tokens)"))
+        self.loss_ax.set_ylabel(pgettext("figure", "next-token loss (nats)"))
         self.loss_ax.set_ylim(0.0, 7.0)
         self.loss_ax.axhline(np.log(107), color="0.7", lw=0.8, ls=":")
         self.image = self.map_ax.imshow(
@@ -193,8 +204,8 @@ class LiveRun:
             origin="upper",
             interpolation="nearest",
         )
-        self.map_ax.set_xlabel("key position (tokens)")
-        self.map_ax.set_ylabel("query position (tokens)")
+        self.map_ax.set_xlabel(pgettext("figure", "key position (tokens)"))
+        self.map_ax.set_ylabel(pgettext("figure", "query position (tokens)"))
 
     def update(self, run: dict, *, label: str, length: int, color: str = "C0"):
         if run["status"] != "ok":
@@ -202,7 +213,7 @@ class LiveRun:
             self.note.set_text(run["message"][:60] + "…")
             self.image.set_data(np.zeros((2, 2)))
             self.loss_ax.set_xlim(0, length)
-            self.map_ax.set_title("cannot run", fontsize=9, pad=4)
+            self.map_ax.set_title(pgettext("figure", "cannot run"), fontsize=9, pad=4)
             self.loss_ax.set_title(label, fontsize=9, pad=4)
             return
         self.note.set_text("")
@@ -216,10 +227,18 @@ class LiveRun:
         self.loss_ax.set_xlim(0, len(losses))
         self.train_line.set_xdata([train_len, train_len])
         self.train_text.set_x(train_len)
-        self.loss_ax.set_title(f"{label}: mean loss {run['loss']:.2f} nats", fontsize=9, pad=4)
+        self.loss_ax.set_title(
+            pgettext("figure", "{label}: mean loss {loss:.2f} nats").format(label=label, loss=run["loss"]),
+            fontsize=9,
+            pad=4,
+        )
         extent = (0, run["map_length"], run["map_length"], 0)
         self.image.set_data(run["attention"])
         self.image.set_extent(extent)
         self.map_ax.set_title(
-            f"layer 0, head {run['head']}: previous-token weight {run['previous_token']:.2f}", fontsize=9, pad=4
+            pgettext("figure", "layer 0, head {head}: previous-token weight {previous_token:.2f}").format(
+                head=run["head"], previous_token=run["previous_token"]
+            ),
+            fontsize=9,
+            pad=4,
         )

@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
+from helpers.i18n import pgettext, pN_
 from helpers.learned import PositionTables, cosine_similarity_matrix, position_tables
 from helpers.plots._style import as_array, label, new_axes
 
@@ -33,7 +34,9 @@ def _mark_training_length(ax, train_len: int | None, *, horizontal: bool = False
     kw = {"color": "k", "ls": "--", "lw": 1.0}
     if horizontal:
         ax.axhline(train_len - 0.5, **kw)
-    ax.axvline(train_len - 0.5, label=f"training length L = {train_len}", **kw)
+    ax.axvline(
+        train_len - 0.5, label=pgettext("figure", "training length L = {train_len}").format(train_len=train_len), **kw
+    )
 
 
 def _title(ax, text: str) -> None:
@@ -56,12 +59,12 @@ class RowGradients:
         # a Line2D of markers (cheaper than a scatter); not clipped, so the crosses on the axis show whole
         (self.crosses,) = ax.plot([], [], ls="", marker="x", color=UNUSED, clip_on=False, zorder=3)
         handles = [
-            plt.Rectangle((0, 0), 1, 1, color=USED, label="row read in the forward pass"),
-            plt.Line2D([], [], marker="x", ls="", color=UNUSED, label="gradient exactly 0"),
+            plt.Rectangle((0, 0), 1, 1, color=USED, label=pgettext("figure", "row read in the forward pass")),
+            plt.Line2D([], [], marker="x", ls="", color=UNUSED, label=pgettext("figure", "gradient exactly 0")),
         ]
         ax.legend(handles=handles, loc="upper right", fontsize=8)
         ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-        label(ax, xlabel="table row = position p (tokens)", ylabel="‖∂loss/∂table[p]‖")
+        label(ax, xlabel=pgettext("figure", "table row = position p (tokens)"), ylabel="‖∂loss/∂table[p]‖")
 
     def update(self, grad, used: Sequence[int] | None = None, *, ymax: float | None = None):
         g = as_array(grad, "grad")  # (T, d)
@@ -84,7 +87,12 @@ class RowGradients:
         self.crosses.set_data(positions[zero], norms[zero])
         self.crosses.set_visible(bool(zero.any()))  # an empty unclipped line would still count in the layout
         self.ax.set_ylim(0, ymax if ymax is not None else max(float(norms.max()), 1e-12) * 1.35)
-        _title(self.ax, f"Gradient per row after one backward pass ({len(used_set)} of {len(norms)} rows used)")
+        _title(
+            self.ax,
+            pgettext("figure", "Gradient per row after one backward pass ({used} of {rows} rows used)").format(
+                used=len(used_set), rows=len(norms)
+            ),
+        )
         return self.ax
 
 
@@ -102,19 +110,27 @@ def plot_parameter_share(names: Sequence[str], table_params: Sequence[int], tota
     y = np.arange(len(names))
     ax.barh(y, share, color=LEARNED, height=0.5)
     for yi, s, tp, tot in zip(y, share, table_params, total_params, strict=True):
-        ax.text(s, yi, f"  {tp:,} of {tot:,} ({s:.2f} %)", va="center", fontsize=8)
+        ax.text(
+            s,
+            yi,
+            pgettext("figure", "  {tp:,} of {tot:,} ({s:.2f} %)").format(tp=tp, tot=tot, s=s),
+            va="center",
+            fontsize=8,
+        )
     ax.set_yticks(y, list(names))
     ax.invert_yaxis()
     ax.set_xlim(0, float(share.max()) * 2.2)
     return label(
         ax,
-        xlabel="position table / all parameters (%)",
-        ylabel="model",
-        title="What the learned position table costs",
+        xlabel=pgettext("figure", "position table / all parameters (%)"),
+        ylabel=pgettext("figure", "model"),
+        title=pgettext("figure", "What the learned position table costs"),
     )
 
 
-def plot_similarity_matrix(table, ax=None, *, title: str = "cosine similarity", train_len: int | None = None):
+def plot_similarity_matrix(
+    table, ax=None, *, title: str = pN_("figure", "cosine similarity"), train_len: int | None = None
+):
     """Image of the cosine-similarity matrix S[p, q] of the rows of ``table`` (colour scale fixed to [−1, 1])."""
     s = cosine_similarity_matrix(table)  # (T, T)
     ax = new_axes(ax)
@@ -123,15 +139,20 @@ def plot_similarity_matrix(table, ax=None, *, title: str = "cosine similarity", 
     if train_len is not None:
         ax.legend(loc="lower left", fontsize=7)
     ax.figure.colorbar(im, ax=ax, shrink=0.8, label="cos(t_p, t_q)")
-    return label(ax, xlabel="position q (tokens)", ylabel="position p (tokens)", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "position q (tokens)"),
+        ylabel=pgettext("figure", "position p (tokens)"),
+        title=pgettext("figure", title),
+    )
 
 
 def plot_similarity_pair(learned, sinusoidal, *, train_len: int | None = None, axes=None):
     """Two similarity matrices side by side: a learned table (left) and the sinusoidal table (right)."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
-    plot_similarity_matrix(learned, axes[0], title="learned table (trained)", train_len=train_len)
-    plot_similarity_matrix(sinusoidal, axes[1], title="sinusoidal table (fixed)")
+        _fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
+    plot_similarity_matrix(learned, axes[0], title=pgettext("figure", "learned table (trained)"), train_len=train_len)
+    plot_similarity_matrix(sinusoidal, axes[1], title=pgettext("figure", "sinusoidal table (fixed)"))
     return axes
 
 
@@ -144,15 +165,17 @@ def plot_distance_from_init(distances, train_len: int | None = None, ax=None):
     d = np.asarray(distances, dtype=np.float64)  # (T,)
     positions = np.arange(len(d))
     ax = new_axes(ax)
-    ax.plot(positions, d, marker=".", ms=3, lw=1.0, color=LEARNED, label="distance from initial row")
+    ax.plot(
+        positions, d, marker=".", ms=3, lw=1.0, color=LEARNED, label=pgettext("figure", "distance from initial row")
+    )
     _mark_training_length(ax, train_len)
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper right", fontsize=8)
     return label(
         ax,
-        xlabel="position p (tokens)",
+        xlabel=pgettext("figure", "position p (tokens)"),
         ylabel="‖table[p] − init[p]‖",
-        title="How far training moved each row",
+        title=pgettext("figure", "How far training moved each row"),
     )
 
 
@@ -169,14 +192,14 @@ class PositionComparison:
     def __init__(self, axes, tables: PositionTables):
         self.axes, self.tables = axes, tables
         ax0, ax1 = axes
-        (self.sin_vec,) = ax0.plot([], [], color=SINUSOIDAL, lw=1.2, label="sinusoidal")
-        (self.learned_vec,) = ax0.plot([], [], color=LEARNED, lw=1.2, label="learned")
+        (self.sin_vec,) = ax0.plot([], [], color=SINUSOIDAL, lw=1.2, label=pgettext("figure", "sinusoidal"))
+        (self.learned_vec,) = ax0.plot([], [], color=LEARNED, lw=1.2, label=pgettext("figure", "learned"))
         ax0.legend(loc="upper right", fontsize=8)
         ax0.set_ylim(-tables.unit_limit, tables.unit_limit)  # one scale for every p
         ax0.set_xlim(-0.05 * (tables.learned_unit.shape[1] - 1), 1.05 * (tables.learned_unit.shape[1] - 1))
         ax0.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         ax0.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
-        label(ax0, xlabel="dimension index j", ylabel="t_p[j] / ‖t_p‖")
+        label(ax0, xlabel=pgettext("figure", "dimension index j"), ylabel="t_p[j] / ‖t_p‖")
         q = np.arange(tables.n_positions)
         (self.sin_row,) = ax1.plot(q, tables.sinusoidal_similarity[0], color=SINUSOIDAL, lw=1.2)
         (self.learned_row,) = ax1.plot(q, tables.learned_similarity[0], color=LEARNED, lw=1.2)
@@ -188,7 +211,7 @@ class PositionComparison:
         ax1.set_ylim(-1.05, 1.05)
         ax1.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         ax1.yaxis.set_major_locator(FixedLocator([-1.0, -0.5, 0.0, 0.5, 1.0]))
-        label(ax1, xlabel="position q (tokens)", ylabel="cos(t_p, t_q)")
+        label(ax1, xlabel=pgettext("figure", "position q (tokens)"), ylabel="cos(t_p, t_q)")
 
     def update(self, position: int):
         tables = self.tables
@@ -197,11 +220,11 @@ class PositionComparison:
             raise IndexError(f"position must be in 0..{tables.n_positions - 1}, got {position}")
         self.sin_vec.set_data(np.arange(tables.sinusoidal_unit.shape[1]), tables.sinusoidal_unit[p])
         self.learned_vec.set_data(np.arange(tables.learned_unit.shape[1]), tables.learned_unit[p])
-        _title(self.axes[0], f"Position vectors at p = {p}")
+        _title(self.axes[0], pgettext("figure", "Position vectors at p = {p}").format(p=p))
         self.sin_row.set_ydata(tables.sinusoidal_similarity[p])
         self.learned_row.set_ydata(tables.learned_similarity[p])
         self.here.set_xdata([p, p])
-        _title(self.axes[1], f"Similarity row S[{p}, :] (dotted: q = p)")
+        _title(self.axes[1], pgettext("figure", "Similarity row S[{p}, :] (dotted: q = p)").format(p=p))
         return self.axes
 
 

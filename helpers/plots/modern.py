@@ -23,6 +23,7 @@ from matplotlib.colors import LogNorm, Normalize
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator, NullLocator
 
+from helpers.i18n import pgettext, pN_
 from helpers.layer_schedules import partial_default_inv_freq, turns_within
 from helpers.mrope import mrope_grid_scores, mrope_slot_axes
 from helpers.plots._style import as_array, label, new_axes
@@ -58,20 +59,26 @@ class RotaryFraction:
 
     def __init__(self, ax):
         self.ax = ax
-        (self.full,) = ax.semilogy([0], [1], ls="--", lw=1.0, color="0.6", label="full RoPE (all D/2 pairs)")
-        (self.prop,) = ax.semilogy([0], [1], ".", ms=4, color="tab:blue", label="proportional: rotated pairs")
-        (self.partial,) = ax.semilogy([0], [1], ".", ms=4, color="tab:orange", label="partial 'default'")
+        (self.full,) = ax.semilogy(
+            [0], [1], ls="--", lw=1.0, color="0.6", label=pgettext("figure", "full RoPE (all D/2 pairs)")
+        )
+        (self.prop,) = ax.semilogy(
+            [0], [1], ".", ms=4, color="tab:blue", label=pgettext("figure", "proportional: rotated pairs")
+        )
+        (self.partial,) = ax.semilogy(
+            [0], [1], ".", ms=4, color="tab:orange", label=pgettext("figure", "partial 'default'")
+        )
         self.nope = Rectangle((0, 0), 1, 1, transform=ax.get_xaxis_transform(), color="tab:blue", alpha=0.08, lw=0)
         ax.add_patch(self.nope)
         self.nope_text = ax.text(0, 0.04, "", transform=ax.get_xaxis_transform(), fontsize=8, color="tab:blue")
         ax.yaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        label(ax, xlabel="pair index i", ylabel="wavelength λ_i (positions)")
+        label(ax, xlabel=pgettext("figure", "pair index i"), ylabel=pgettext("figure", "wavelength λ_i (positions)"))
         ax.legend(fontsize=8, frameon=False, loc="upper left")
 
     def update(self, dim: int, base: float, fraction: float):
-        theta_p, _ = proportional_inv_freq(dim, base, partial_rotary_factor=fraction)  # (D/2,), zeros after r
-        theta_d, _ = partial_default_inv_freq(dim, base, partial_rotary_factor=fraction)  # (D_r/2,)
+        theta_p, _scaling = proportional_inv_freq(dim, base, partial_rotary_factor=fraction)  # (D/2,), zeros after r
+        theta_d, _scaling = partial_default_inv_freq(dim, base, partial_rotary_factor=fraction)  # (D_r/2,)
         r = int(np.count_nonzero(theta_p))
         full = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
         lam_p = rope_wavelengths(theta_p[:r])  # (r,)
@@ -87,8 +94,10 @@ class RotaryFraction:
         self.ax.set_xlim(-0.5, dim // 2 - 0.5)
         self.ax.set_ylim(*_log_limits(np.concatenate([full, lam_d])))
         self.ax.set_title(
-            f"p = {fraction:.4g}: {r} of {dim // 2} pairs rotate; slowest λ: proportional {lam_p[-1]:,.0f}, "
-            f"partial {lam_d[-1]:,.0f}",
+            pgettext(
+                "figure",
+                "p = {fraction:.4g}: {r} of {n_pairs} pairs rotate; slowest λ: proportional {lam_p:,.0f}, partial {lam_d:,.0f}",
+            ).format(fraction=fraction, r=r, n_pairs=dim // 2, lam_p=lam_p[-1], lam_d=lam_d[-1]),
             fontsize=9,
         )
         return self.ax
@@ -110,7 +119,7 @@ class LayerTypeBases:
         self.context = ax.axhline(1, color="tab:purple", lw=0.9, ls=":")
         ax.yaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        label(ax, xlabel="pair index i", ylabel="wavelength λ_i (positions)")
+        label(ax, xlabel=pgettext("figure", "pair index i"), ylabel=pgettext("figure", "wavelength λ_i (positions)"))
         self.legend = ax.legend(
             [self.local, self.glob, self.window, self.context], ["", "", "", ""], fontsize=8, frameon=False,
             loc="upper left",
@@ -127,14 +136,17 @@ class LayerTypeBases:
         slow_l = int((turns_within(rope_inv_freq(dim, local_base), window - 1) < 1).sum())
         slow_g = int((turns_within(rope_inv_freq(dim, global_base), context - 1) < 1).sum())
         texts = self.legend.get_texts()
-        texts[0].set_text(f"sliding layers, base {local_base:,.0f}")
-        texts[1].set_text(f"full layers, base {global_base:,.0f}")
-        texts[2].set_text(f"window W = {window:,}")
-        texts[3].set_text(f"context L = {context:,}")
+        texts[0].set_text(pgettext("figure", "sliding layers, base {local_base:,.0f}").format(local_base=local_base))
+        texts[1].set_text(pgettext("figure", "full layers, base {global_base:,.0f}").format(global_base=global_base))
+        texts[2].set_text(pgettext("figure", "window W = {window:,}").format(window=window))
+        texts[3].set_text(pgettext("figure", "context L = {context:,}").format(context=context))
         self.ax.set_xlim(-0.5, dim // 2 - 0.5)
         self.ax.set_ylim(*_log_limits(np.concatenate([lam_l, lam_g, [window, context]])))
         self.ax.set_title(
-            f"pairs without a full turn: sliding {slow_l} of {dim // 2} (within W), full {slow_g} (within L)",
+            pgettext(
+                "figure",
+                "pairs without a full turn: sliding {slow_l} of {n_pairs} (within W), full {slow_g} (within L)",
+            ).format(slow_l=slow_l, n_pairs=dim // 2, slow_g=slow_g),
             fontsize=9,
         )
         return self.ax
@@ -162,12 +174,12 @@ class MropeGrid:
         self.strip_ax.set_yticks([0, 1, 2], ["temporal", "height", "width"])
         for tick, color in zip(self.strip_ax.get_yticklabels(), _AXIS_COLORS, strict=True):
             tick.set_color(color)
-        label(self.strip_ax, xlabel="frequency slot i (fast → slow)", ylabel="")
+        label(self.strip_ax, xlabel=pgettext("figure", "frequency slot i (fast → slow)"), ylabel="")
         self.image = self.grid_ax.imshow(
             np.ones((2, 2)), norm=LogNorm(1e-8, 1.0), cmap="magma", interpolation="nearest", origin="upper"
         )
-        self.grid_ax.figure.colorbar(self.image, ax=self.grid_ax, label="1 − score")
-        label(self.grid_ax, xlabel="column (patches)", ylabel="row (patches)")
+        self.grid_ax.figure.colorbar(self.image, ax=self.grid_ax, label=pgettext("figure", "1 − score"))
+        label(self.grid_ax, xlabel=pgettext("figure", "column (patches)"), ylabel=pgettext("figure", "row (patches)"))
 
     def update(self, temporal_slots: int, interleaved: bool, *, grid: int = 16, dim: int = 128, base: float = 1e6):
         theta = rope_inv_freq(dim, base)  # (D/2,)
@@ -182,11 +194,19 @@ class MropeGrid:
         self.image.set_data(drop)
         self.image.set_extent((-0.5, grid - 0.5, grid - 0.5, -0.5))
         c = grid // 2
-        kind = "interleaved" if interleaved else "sectioned"
+        kind = pgettext("figure", "interleaved") if interleaved else pgettext("figure", "sectioned")
         t_n, h_n, w_n = np.bincount(axes, minlength=3)  # slots each axis reads (interleaving caps H and W)
-        self.strip_ax.set_title(f"{kind}, mrope_section {section}: T/H/W read {t_n}/{h_n}/{w_n} slots", fontsize=9)
+        self.strip_ax.set_title(
+            pgettext("figure", "{kind}, mrope_section {section}: T/H/W read {t_n}/{h_n}/{w_n} slots").format(
+                kind=kind, section=section, t_n=t_n, h_n=h_n, w_n=w_n
+            ),
+            fontsize=9,
+        )
         self.grid_ax.set_title(
-            f"one step down: 1 − s = {1 - score[c + 1, c]:.1e}\none step right: {1 - score[c, c + 1]:.1e}", fontsize=9
+            pgettext("figure", "one step down: 1 − s = {down:.1e}\none step right: {right:.1e}").format(
+                down=1 - score[c + 1, c], right=1 - score[c, c + 1]
+            ),
+            fontsize=9,
         )
         return self.strip_ax, self.grid_ax
 
@@ -198,10 +218,12 @@ class SinkWeights:
         self.ax = ax
         self.n = n_keys
         self.bars = ax.bar(np.arange(n_keys + 1), np.zeros(n_keys + 1), color=["tab:blue"] * n_keys + ["tab:red"])
-        self.plain = ax.plot(np.arange(n_keys), np.zeros(n_keys), "_", ms=9, color="k", label="no sink")[0]
+        self.plain = ax.plot(
+            np.arange(n_keys), np.zeros(n_keys), "_", ms=9, color="k", label=pgettext("figure", "no sink")
+        )[0]
         ax.set_xticks([0, n_keys // 2, n_keys - 1, n_keys], ["0", str(n_keys // 2), str(n_keys - 1), "sink"])
         ax.set_ylim(0, 1.0)
-        label(ax, xlabel="key position n", ylabel="attention weight")
+        label(ax, xlabel=pgettext("figure", "key position n"), ylabel=pgettext("figure", "attention weight"))
         ax.legend(fontsize=8, frameon=False, loc="upper left")
 
     def update(self, weights, plain_weights, sink_logit: float):
@@ -214,7 +236,12 @@ class SinkWeights:
             bar.set_height(h)
         self.plain.set_ydata(p)
         self.ax.set_ylim(0, max(0.2, 1.1 * max(sink, p.max(), w.max())))
-        self.ax.set_title(f"sink logit z = {sink_logit:+.1f}: keys get {w.sum():.2f}, the sink {sink:.2f}", fontsize=9)
+        self.ax.set_title(
+            pgettext("figure", "sink logit z = {sink_logit:+.1f}: keys get {keys:.2f}, the sink {sink:.2f}").format(
+                sink_logit=sink_logit, keys=w.sum(), sink=sink
+            ),
+            fontsize=9,
+        )
         return self.ax
 
 
@@ -232,7 +259,7 @@ def plot_gallery(
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(1, 2, figsize=(12, 0.42 * len(tables) + 1.3), sharey=True, layout="constrained")
+        _fig, axes = plt.subplots(1, 2, figsize=(12, 0.42 * len(tables) + 1.3), sharey=True, layout="constrained")
     left, right = axes
     names = list(tables)
     bases = [r.base for rows in tables.values() for r in rows if r.rotates]
@@ -254,13 +281,17 @@ def plot_gallery(
     for ax in (left, right):
         ax.set_xlim(0, n_max)
         ax.set_ylim(len(names) - 0.5, -0.5)
-        ax.set_xlabel("layer")
+        ax.set_xlabel(pgettext("figure", "layer"))
     shown = [f"{n} (L = {context[n]:,})" if context else n for n in names]
     left.set_yticks(range(len(names)), shown, fontsize=8)
-    left.set_title("base (colour) and fraction of the head rotated (height); hatched: NoPE", fontsize=9)
-    right.set_title("share of rotated pairs that never complete a turn within what the layer sees", fontsize=9)
-    left.figure.colorbar(ScalarMappable(base_norm, cmap_b), ax=left, label="base b")
-    right.figure.colorbar(ScalarMappable(share_norm, cmap_s), ax=right, label="share of pairs")
+    left.set_title(
+        pgettext("figure", "base (colour) and fraction of the head rotated (height); hatched: NoPE"), fontsize=9
+    )
+    right.set_title(
+        pgettext("figure", "share of rotated pairs that never complete a turn within what the layer sees"), fontsize=9
+    )
+    left.figure.colorbar(ScalarMappable(base_norm, cmap_b), ax=left, label=pgettext("figure", "base b"))
+    right.figure.colorbar(ScalarMappable(share_norm, cmap_s), ax=right, label=pgettext("figure", "share of pairs"))
     return axes
 
 
@@ -272,8 +303,8 @@ def plot_query_temperature(positions, temperature, *, floor_scale: int, attn_sca
     ax.plot(m, tau, color="tab:purple", lw=1.5, drawstyle="steps-post")
     label(
         ax,
-        xlabel="query position m",
-        ylabel="τ(m) (× query)",
+        xlabel=pgettext("figure", "query position m"),
+        ylabel=pgettext("figure", "τ(m) (× query)"),
         title=f"τ(m) = 1 + {attn_scale:g}·ln(1 + ⌊(m+1)/{floor_scale}⌋)",
     )
     return ax
@@ -298,15 +329,19 @@ class AttentionByDistance:
         self.ax = ax
         self.edges = [int(x) for x in edges]
         b = np.arange(len(self.edges) - 1)
-        self.rest = ax.bar(b, np.zeros(b.size), color="tab:blue", label="weight on other keys")
-        self.bos = ax.bar(b, np.zeros(b.size), color="0.65", label="weight on <bos> (token 0)")
+        self.rest = ax.bar(b, np.zeros(b.size), color="tab:blue", label=pgettext("figure", "weight on other keys"))
+        self.bos = ax.bar(b, np.zeros(b.size), color="0.65", label=pgettext("figure", "weight on <bos> (token 0)"))
         if window in self.edges:
             ax.axvline(self.edges.index(window) - 0.5, color="tab:green", ls=":", lw=1.2)
-            ax.text(self.edges.index(window) - 0.45, 0.97, f"window W = {window}", transform=ax.get_xaxis_transform(),
+            ax.text(self.edges.index(window) - 0.45, 0.97, pgettext("figure", 'window W = {window}').format(window=window), transform=ax.get_xaxis_transform(),
                     fontsize=7, va="top", color="tab:green")  # fmt: skip
         ax.set_xticks(b, distance_bucket_labels(self.edges), rotation=45, ha="right", fontsize=7)
         ax.set_ylim(0, 1)
-        label(ax, xlabel="distance t − j (tokens, log-spaced buckets)", ylabel="share of the layer's weight")
+        label(
+            ax,
+            xlabel=pgettext("figure", "distance t − j (tokens, log-spaced buckets)"),
+            ylabel=pgettext("figure", "share of the layer's weight"),
+        )
         ax.legend(fontsize=7, frameon=False, loc="upper left")
 
     def update(self, layer: dict, index: int):
@@ -319,8 +354,17 @@ class AttentionByDistance:
             bos_bar.set_y(r)  # <bos> stacked on top
             bos_bar.set_height(m - r)
         self.ax.set_ylim(0, max(0.3, 1.1 * float(mass.max())))
-        kind = "global (full attention)" if layer["type"] == "full_attention" else "local (sliding window)"
-        self.ax.set_title(f"layer {index}, {kind}: {layer['bos_weight']:.0%} of a query's weight on <bos>", fontsize=9)
+        kind = (
+            pgettext("figure", "global (full attention)")
+            if layer["type"] == "full_attention"
+            else pgettext("figure", "local (sliding window)")
+        )
+        self.ax.set_title(
+            pgettext("figure", "layer {index}, {kind}: {bos_weight:.0%} of a query's weight on <bos>").format(
+                index=index, kind=kind, bos_weight=layer["bos_weight"]
+            ),
+            fontsize=9,
+        )
         return self.ax
 
 
@@ -338,13 +382,27 @@ class LossByPosition:
         self.context_length = context_length
         self.context = ax.axvline(context_length, color="grey", ls="--", lw=1)
         self.context_text = ax.text(
-            context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top"
+            context_length,
+            0.98,
+            pgettext("figure", " trained length L"),
+            transform=ax.get_xaxis_transform(),
+            fontsize=7,
+            va="top",
         )
-        label(ax, xlabel="query position (tokens)", ylabel="loss (nats per token)")
+        label(
+            ax, xlabel=pgettext("figure", "query position (tokens)"), ylabel=pgettext("figure", "loss (nats per token)")
+        )
         ax.legend(fontsize=7, loc="lower left", framealpha=0.85)
 
-    def update(self, curves: Mapping[str, tuple], emphasised, *, title: str, ylabel: str = "loss (nats per token)"):
-        self.ax.set_ylabel(ylabel)
+    def update(
+        self,
+        curves: Mapping[str, tuple],
+        emphasised,
+        *,
+        title: str,
+        ylabel: str = pN_("figure", "loss (nats per token)"),
+    ):
+        self.ax.set_ylabel(pgettext("figure", ylabel))
         shown = []
         for key, line in self.lines.items():
             x, y = (as_array(v, key) for v in curves[key])  # (K,), (K,)

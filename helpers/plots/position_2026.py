@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.colors import LogNorm
 
+from helpers.i18n import pgettext, pN_
 from helpers.plots._style import as_array, label, new_axes, plain_log_axis
 from helpers.temperature import (
     learned_log_temperature,
@@ -43,11 +44,11 @@ TEMPERATURE_POSITIONS = np.unique(
 
 #: (key, label, short name for the title, colour, line style) of the five laws, in the legend's order.
 LAWS = (
-    ("llama4", "Llama 4 (NoPE layers), F = 8,192", "Llama 4", "tab:blue", "-"),
-    ("ministral3", "Ministral 3 (every layer), L = 16,384", "Ministral 3", "tab:orange", "-"),
-    ("large4", "Mistral Large 4, learned (illustrative a, b = 1)", "Large 4", "tab:green", "-"),
+    ("llama4", pN_("figure", "Llama 4 (NoPE layers), F = 8,192"), "Llama 4", "tab:blue", "-"),
+    ("ministral3", pN_("figure", "Ministral 3 (every layer), L = 16,384"), "Ministral 3", "tab:orange", "-"),
+    ("large4", pN_("figure", "Mistral Large 4, learned (illustrative a, b = 1)"), "Large 4", "tab:green", "-"),
     ("ssmax", "SSMax s·ln(p + 1)", "SSMax", "tab:purple", "--"),
-    ("yarn", "YaRN's constant a² (plain mscale)", "YaRN", "tab:gray", ":"),
+    ("yarn", pN_("figure", "YaRN's constant a² (plain mscale)"), "YaRN", "tab:gray", ":"),
 )
 
 
@@ -74,15 +75,19 @@ class TemperatureLaws:
     def __init__(self, ax):
         self.ax = ax
         self.lines = {}
-        for key, text, _, color, style in LAWS:
+        for key, text, _short, color, style in LAWS:
             (self.lines[key],) = ax.plot(TEMPERATURE_POSITIONS, np.ones(TEMPERATURE_POSITIONS.size), style, color=color,
-                                         label=text, lw=1.6)  # fmt: skip
+                                         label=pgettext("figure", text), lw=1.6)  # fmt: skip
         ax.axhline(1.0, color="k", lw=0.6)
         ax.set_xscale("log")
         ax.set_xlim(1, 2**20)
         ax.set_ylim(0.0, 3.0)
         plain_log_axis(ax.xaxis)
-        label(ax, xlabel="query position p (tokens, log scale)", ylabel="logit factor τ(p)")
+        label(
+            ax,
+            xlabel=pgettext("figure", "query position p (tokens, log scale)"),
+            ylabel=pgettext("figure", "logit factor τ(p)"),
+        )
         ax.legend(fontsize=7, frameon=False, loc="upper left")
 
     def moving_artists(self):
@@ -94,7 +99,10 @@ class TemperatureLaws:
             line.set_ydata(curves[key])
         at = int(np.searchsorted(TEMPERATURE_POSITIONS, 131071))
         self.ax.set_title(
-            "τ at p = 131,071:  " + ",  ".join(f"{short} {curves[k][at]:.2f}" for k, _, short, *_ in LAWS), fontsize=8
+            pgettext("figure", "τ at p = 131,071:")
+            + "  "
+            + ",  ".join(f"{short} {curves[k][at]:.2f}" for k, _, short, *_ in LAWS),
+            fontsize=8,
         )
         return curves
 
@@ -118,11 +126,17 @@ def plot_entropy_by_length(
         v = as_array(values, name)  # (n_seeds, n_lengths)
         ax.plot(x, v.mean(0), "o-", color=color, ms=3, label=name)
         ax.fill_between(x, v.min(0), v.max(0), color=color, alpha=0.15, lw=0)
-    ax.plot(x, as_array(uniform, "uniform"), "--", color="0.5", label="uniform over the keys (ln n)")
+    ax.plot(
+        x, as_array(uniform, "uniform"), "--", color="0.5", label=pgettext("figure", "uniform over the keys (ln n)")
+    )
     ax.axvline(train_len, color="0.3", ls=":", lw=1)
     ax.set_xscale("log", base=2)
     plain_log_axis(ax.xaxis)
-    label(ax, xlabel="context length n (tokens, log scale)", ylabel="attention entropy (nats)")
+    label(
+        ax,
+        xlabel=pgettext("figure", "context length n (tokens, log scale)"),
+        ylabel=pgettext("figure", "attention entropy (nats)"),
+    )
     ax.legend(fontsize=7, frameon=False, loc="upper left")
     return ax
 
@@ -133,16 +147,21 @@ def plot_grid_scores(panels: Mapping[str, np.ndarray], *, axes=None):
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), layout="constrained")
+        _fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), layout="constrained")
     axes = np.atleast_1d(axes)
     image = None
     for ax, (title, scores) in zip(axes, panels.items(), strict=True):
         s = as_array(scores, title)
         c = (s.shape[0] // 2, s.shape[1] // 2)
         image = ax.imshow(np.clip(1.0 - s, 1e-8, 1.0), norm=LogNorm(1e-8, 1.0), cmap="magma", interpolation="nearest")
-        ax.set_title(f"{title}\ndown 1: {1 - s[c[0] + 1, c[1]]:.1e}   right 1: {1 - s[c[0], c[1] + 1]:.1e}", fontsize=8)
-        label(ax, xlabel="column (patches)", ylabel="row (patches)")
-    axes[0].figure.colorbar(image, ax=list(axes), label="1 − score")
+        ax.set_title(
+            pgettext("figure", "{title}\ndown 1: {down:.1e}   right 1: {right:.1e}").format(
+                title=title, down=1 - s[c[0] + 1, c[1]], right=1 - s[c[0], c[1] + 1]
+            ),
+            fontsize=8,
+        )
+        label(ax, xlabel=pgettext("figure", "column (patches)"), ylabel=pgettext("figure", "row (patches)"))
+    axes[0].figure.colorbar(image, ax=list(axes), label=pgettext("figure", "1 − score"))
     return axes
 
 
@@ -156,6 +175,10 @@ def plot_copy_similarity(distances, curves: Mapping[str, np.ndarray], *, ax=None
     ax.set_xscale("log")
     ax.set_ylim(-0.2, 1.05)
     plain_log_axis(ax.xaxis)
-    label(ax, xlabel="copy distance i − j (tokens, log scale)", ylabel="cosine(output, copied value)")
+    label(
+        ax,
+        xlabel=pgettext("figure", "copy distance i − j (tokens, log scale)"),
+        ylabel=pgettext("figure", "cosine(output, copied value)"),
+    )
     ax.legend(fontsize=7, frameon=False, loc="lower left")
     return ax

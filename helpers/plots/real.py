@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 import helpers.scaling  # noqa: F401  registers the scaling methods' labels and colours that method_style reads
+from helpers.i18n import pgettext, pN_
 from helpers.methods import method_style
 from helpers.plots._style import label as _label
 from helpers.plots._style import new_axes
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 #: Style of the sliding-window baseline (not a scaling method, so not in helpers.methods).
-SLIDING_STYLE = {"color": "tab:gray", "ls": ":", "label": "plain RoPE, 8k sliding window"}
+SLIDING_STYLE = {"color": "tab:gray", "ls": ":", "label": pN_("figure", "plain RoPE, 8k sliding window")}
 
 
 def _style(name: str) -> dict:
@@ -33,12 +34,20 @@ def _style(name: str) -> dict:
     through a KV cache: dynamic's colour, dash-dot) or "<method>_windowed" (that method re-reading the text with a
     sliding window: its colour, dotted)."""
     if name == "sliding":
-        return SLIDING_STYLE
+        return {**SLIDING_STYLE, "label": pgettext("figure", SLIDING_STYLE["label"])}
     if name.endswith("_windowed"):
         base = method_style(name.removesuffix("_windowed"))
-        return {**base, "ls": ":", "label": f"{base['label']}, same scale, sliding window of L"}
+        return {
+            **base,
+            "ls": ":",
+            "label": pgettext("figure", "{label}, same scale, sliding window of L").format(label=base["label"]),
+        }
     if name == "kv_cache":
-        return {**method_style("dynamic"), "ls": "-.", "label": "dynamic NTK, KV cache (keys keep their rotation)"}
+        return {
+            **method_style("dynamic"),
+            "ls": "-.",
+            "label": pgettext("figure", "dynamic NTK, KV cache (keys keep their rotation)"),
+        }
     return method_style(name)
 
 
@@ -57,15 +66,25 @@ def plot_wavelengths(inv_freq, context_length: int, *, ax=None):
     lam = 2 * np.pi / theta  # (D/2,)
     i = np.arange(lam.size)
     slow = lam > context_length
-    ax.semilogy(i[~slow], lam[~slow], "o", ms=3, color="tab:blue", label="completes a turn within L")
-    ax.semilogy(i[slow], lam[slow], "o", ms=3, color="tab:red", label="never completes a turn in L")
-    ax.axhline(context_length, color="grey", ls="--", lw=1, label=f"trained length L = {context_length}")
+    ax.semilogy(
+        i[~slow], lam[~slow], "o", ms=3, color="tab:blue", label=pgettext("figure", "completes a turn within L")
+    )
+    ax.semilogy(i[slow], lam[slow], "o", ms=3, color="tab:red", label=pgettext("figure", "never completes a turn in L"))
+    ax.axhline(
+        context_length,
+        color="grey",
+        ls="--",
+        lw=1,
+        label=pgettext("figure", "trained length L = {context_length}").format(context_length=context_length),
+    )
     ax.legend(fontsize=7, loc="upper left")
     return _label(
         ax,
-        xlabel="pair index i (0 = fastest)",
-        ylabel="wavelength λ_i (tokens)",
-        title=f"{int(slow.sum())} of {lam.size} pairs never complete a turn in {context_length} tokens",
+        xlabel=pgettext("figure", "pair index i (0 = fastest)"),
+        ylabel=pgettext("figure", "wavelength λ_i (tokens)"),
+        title=pgettext("figure", "{n_slow} of {n_pairs} pairs never complete a turn in {context_length} tokens").format(
+            n_slow=int(slow.sum()), n_pairs=lam.size, context_length=context_length
+        ),
     )
 
 
@@ -81,7 +100,12 @@ def plot_pair_norms(norms: Mapping[str, np.ndarray], *, ax=None, title: str | No
         v = np.asarray(v, dtype=np.float64)  # (D/2,)
         ax.plot(np.arange(v.size), v, "o-", ms=2.5, color=c, label=name)
     ax.legend(fontsize=7)
-    return _label(ax, xlabel="pair index i (0 = fastest)", ylabel="mean pair norm", title=title)
+    return _label(
+        ax,
+        xlabel=pgettext("figure", "pair index i (0 = fastest)"),
+        ylabel=pgettext("figure", "mean pair norm"),
+        title=title,
+    )
 
 
 def plot_attention_by_distance(curves: Mapping[str, np.ndarray], *, ax=None, title: str | None = None):
@@ -92,7 +116,12 @@ def plot_attention_by_distance(curves: Mapping[str, np.ndarray], *, ax=None, tit
         d = np.arange(w.size)
         ax.loglog(d[1:] + 0.0, np.maximum(w[1:], 1e-12), lw=1, label=name)
     ax.legend(fontsize=7)
-    return _label(ax, xlabel="distance n − m (tokens)", ylabel="mean attention weight", title=title)
+    return _label(
+        ax,
+        xlabel=pgettext("figure", "distance n − m (tokens)"),
+        ylabel=pgettext("figure", "mean attention weight"),
+        title=title,
+    )
 
 
 def plot_loss_by_position(
@@ -114,12 +143,24 @@ def plot_loss_by_position(
     x_max = max((float(np.nanmax(np.asarray(x, dtype=np.float64))) for x, _ in curves.values() if len(x)), default=0.0)
     if context_length <= x_max:  # mark L only where the curves reach it (a text outside the axes grows the figure)
         ax.axvline(context_length, color="grey", ls="--", lw=1)
-        ax.text(context_length, 0.98, " trained length L", transform=ax.get_xaxis_transform(), fontsize=7, va="top")
+        ax.text(
+            context_length,
+            0.98,
+            pgettext("figure", " trained length L"),
+            transform=ax.get_xaxis_transform(),
+            fontsize=7,
+            va="top",
+        )
     if ylim is not None:
         ax.set_ylim(*ylim)
     if curves:
         ax.legend(fontsize=7, loc="upper left")
-    return _label(ax, xlabel="query position (tokens)", ylabel="loss (nats per token)", title=title)
+    return _label(
+        ax,
+        xlabel=pgettext("figure", "query position (tokens)"),
+        ylabel=pgettext("figure", "loss (nats per token)"),
+        title=title,
+    )
 
 
 def plot_passkey_accuracy(
@@ -142,4 +183,9 @@ def plot_passkey_accuracy(
     ax.set_ylim(-0.05, 1.05)
     if accuracy:
         ax.legend(fontsize=7, loc="lower left")
-    return _label(ax, xlabel="prompt length (tokens)", ylabel="passkey accuracy", title=title)
+    return _label(
+        ax,
+        xlabel=pgettext("figure", "prompt length (tokens)"),
+        ylabel=pgettext("figure", "passkey accuracy"),
+        title=title,
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from helpers.i18n import pgettext, pN_
 from helpers.plots._style import as_array, label, new_axes
 
 __all__ = ["plot_remapped_distance", "plot_remapped_positions"]
@@ -35,7 +36,7 @@ def plot_remapped_positions(
     *,
     chunk_len: int | None = None,
     ax=None,
-    title: str = "relative position the model sees, r(m, n)",
+    title: str = pN_("figure", "relative position the model sees, r(m, n)"),
     cbar_label: str = "r(m, n)",
 ):
     """Heatmap of r(m, n) (T, T) for keys n <= query m (blank above the diagonal); ``chunk_len`` c draws the chunk
@@ -52,7 +53,12 @@ def plot_remapped_positions(
             ax.axvline(edge - 0.5, color="white", lw=0.6)
     ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-    return label(ax, xlabel="key position n", ylabel="query position m", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "key position n"),
+        ylabel=pgettext("figure", "query position m"),
+        title=pgettext("figure", title),
+    )
 
 
 def plot_remapped_distance(
@@ -60,10 +66,10 @@ def plot_remapped_distance(
     *,
     max_distance: int | None = None,
     ax=None,
-    title: str = "remapped against true distance (last query)",
-    remapped_label: str = "remapped r(m, n)",
-    true_label: str = "true distance m − n",
-    limit_label: str = "largest trained distance",
+    title: str = pN_("figure", "remapped against true distance (last query)"),
+    remapped_label: str = pN_("figure", "remapped r(m, n)"),
+    true_label: str = pN_("figure", "true distance m − n"),
+    limit_label: str = pN_("figure", "largest trained distance"),
 ):
     """The last query's row: r(T−1, n) and the true distance T−1−n against the true distance; ``max_distance`` draws
     a horizontal line there (the largest relative position seen in training, L − 1). Returns the axes."""
@@ -71,9 +77,14 @@ def plot_remapped_distance(
     row = mat[-1]  # (T,)
     distance = np.arange(mat.shape[0])[::-1].astype(np.float64)  # (T,): T−1−n
     ax = new_axes(ax)
-    ax.plot(distance, distance, color="0.6", ls="--", lw=1, label=true_label)
-    ax.plot(distance, row, color="tab:green", lw=1.5, label=remapped_label)
+    ax.plot(distance, distance, color="0.6", ls="--", lw=1, label=pgettext("figure", true_label))
+    ax.plot(distance, row, color="tab:green", lw=1.5, label=pgettext("figure", remapped_label))
     if max_distance is not None:
-        ax.axhline(max_distance, color="tab:red", lw=0.8, ls=":", label=limit_label)
+        ax.axhline(max_distance, color="tab:red", lw=0.8, ls=":", label=pgettext("figure", limit_label))
     ax.legend(fontsize=8, loc="upper left")
-    return label(ax, xlabel="true distance m − n", ylabel="relative position", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "true distance m − n"),
+        ylabel=pgettext("figure", "relative position"),
+        title=pgettext("figure", title),
+    )

@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
+from helpers.i18n import pgettext, pN_
 from helpers.plots._style import LiveLegend, cjk_font, label, log_limits, new_axes
 from helpers.rope import long_range_decay, rope_inv_freq, rope_wavelengths
 
@@ -82,15 +83,23 @@ class Rotation2D:
         ax.axhline(0, color="0.85", lw=0.8, zorder=0)
         ax.axvline(0, color="0.85", lw=0.8, zorder=0)
         self.legend = ax.legend(self.keys, ["", "", "", ""], loc="lower left", fontsize=7, frameon=False)
-        label(ax, xlabel="dimension 2i (first of the pair)", ylabel="dimension 2i+1")
+        label(
+            ax,
+            xlabel=pgettext("figure", "dimension 2i (first of the pair)"),
+            ylabel=pgettext("figure", "dimension 2i+1"),
+        )
 
     def update(self, q, k, m: int, n: int, theta: float):
         q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
         qm, kn = _rot2(q, m * theta), _rot2(k, n * theta)
         uv = np.array([q, k, qm, kn])  # (4, 2)
         self.quiver.set_UVC(uv[:, 0], uv[:, 1])
-        names = ["q (position 0)", "k (position 0)", f"q rotated by m·θ = {m * theta:.2f} rad"]
-        names.append(f"k rotated by n·θ = {n * theta:.2f} rad")
+        names = [
+            pgettext("figure", "q (position 0)"),
+            pgettext("figure", "k (position 0)"),
+            pgettext("figure", "q rotated by m·θ = {angle:.2f} rad").format(angle=m * theta),
+        ]
+        names.append(pgettext("figure", "k rotated by n·θ = {angle:.2f} rad").format(angle=n * theta))
         for text, name in zip(self.legend.get_texts(), names, strict=True):
             text.set_text(name)
         for line, v in zip(self.circles, (q, k), strict=True):
@@ -121,11 +130,16 @@ def plot_rotation_matrix(r: np.ndarray, ax=None, *, title: str = "R_Θ(m)"):
     r = np.asarray(r, dtype=float)
     ax = new_axes(ax, figsize=(4.4, 3.6))
     im = ax.imshow(r, cmap="RdBu_r", vmin=-1, vmax=1)
-    ax.figure.colorbar(im, ax=ax, label="entry value")
+    ax.figure.colorbar(im, ax=ax, label=pgettext("figure", "entry value"))
     ticks = np.arange(r.shape[0])
     ax.set_xticks(ticks)
     ax.set_yticks(ticks)
-    return label(ax, xlabel="column (input dimension)", ylabel="row (output dimension)", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "column (input dimension)"),
+        ylabel=pgettext("figure", "row (output dimension)"),
+        title=title,
+    )
 
 
 def plot_score_grid(scores: np.ndarray, ax=None, *, title: str = "score(m, n) = q_m·k_n"):
@@ -138,8 +152,13 @@ def plot_score_grid(scores: np.ndarray, ax=None, *, title: str = "score(m, n) = 
     ax = new_axes(ax, figsize=(4.6, 3.8))
     lim = np.abs(scores).max()
     im = ax.imshow(scores, cmap="RdBu_r", vmin=-lim, vmax=lim, origin="upper")
-    ax.figure.colorbar(im, ax=ax, label="score")
-    return label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)", title=title)
+    ax.figure.colorbar(im, ax=ax, label=pgettext("figure", "score"))
+    return label(
+        ax,
+        xlabel=pgettext("figure", "key position n (tokens)"),
+        ylabel=pgettext("figure", "query position m (tokens)"),
+        title=title,
+    )
 
 
 class Wavelengths:
@@ -155,27 +174,31 @@ class Wavelengths:
         (self.line,) = ax.semilogy([1], [1], marker=".", ms=3, lw=1.5, color="tab:blue")
         (self.reference,) = ax.semilogy([1], [1], ls="--", lw=1.2, color="0.5")
         self.context = ax.axhline(1, color="tab:red", lw=0.8, ls=":")
-        self.two_pi = ax.axhline(2 * np.pi, color="0.7", lw=0.8, label="2π ≈ 6.3 (pair 0, every base)")
+        self.two_pi = ax.axhline(
+            2 * np.pi, color="0.7", lw=0.8, label=pgettext("figure", "2π ≈ 6.3 (pair 0, every base)")
+        )
         ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks double the redraw time
         ax.yaxis.set_major_formatter(_PLAIN)  # "10,000" instead of mathtext 10^4: faster to draw
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        label(ax, xlabel="pair index i", ylabel="wavelength λ_i (positions)")
+        label(ax, xlabel=pgettext("figure", "pair index i"), ylabel=pgettext("figure", "wavelength λ_i (positions)"))
         self.legend = LiveLegend(ax, fontsize=8, frameon=False, loc="upper left")
 
     def update(self, dim: int, base: float, *, reference_base: float | None = 10000.0, context: int | None = None):
         i = np.arange(dim // 2)
         lam = rope_wavelengths(rope_inv_freq(dim, base))  # (D/2,)
         self.line.set_data(i, lam)
-        self.line.set_label(f"base {base:,.0f}")
+        self.line.set_label(pgettext("figure", "base {base:,.0f}").format(base=base))
         show_ref = reference_base is not None and reference_base != base
         self.reference.set_visible(show_ref)
         if show_ref:
             self.reference.set_data(i, rope_wavelengths(rope_inv_freq(dim, reference_base)))
-            self.reference.set_label(f"base {reference_base:,.0f}")
+            self.reference.set_label(
+                pgettext("figure", "base {reference_base:,.0f}").format(reference_base=reference_base)
+            )
         self.context.set_visible(context is not None)
         if context is not None:
             self.context.set_ydata([context, context])
-            self.context.set_label(f"context {context:,} positions")
+            self.context.set_label(pgettext("figure", "context {context:,} positions").format(context=context))
         shown = [a for a in (self.line, self.reference, self.context, self.two_pi) if a.get_visible()]
         self.legend.update(shown, [a.get_label() for a in shown])
         ys = [lam, [2 * np.pi]]
@@ -185,7 +208,11 @@ class Wavelengths:
             ys.append([context])
         self.ax.set_ylim(*log_limits(np.concatenate([np.ravel(y) for y in ys])))
         self.ax.set_xlim(-0.05 * (i.size - 1), 1.05 * (i.size - 1))  # autoscaling's 5 % margins
-        self.ax.set_title(f"D = {dim}: λ from {lam[0]:.1f} to {lam[-1]:,.0f} positions")
+        self.ax.set_title(
+            pgettext("figure", "D = {dim}: λ from {lam_min:.1f} to {lam_max:,.0f} positions").format(
+                dim=dim, lam_min=lam[0], lam_max=lam[-1]
+            )
+        )
         return self.ax
 
 
@@ -214,8 +241,8 @@ class LongRangeDecay:
         (self.bound,) = top.plot([], [], color="tab:purple", lw=1)
         top.yaxis.set_major_locator(MaxNLocator(3))
         top.tick_params(axis="x", bottom=False)  # the bottom panel carries the distance axis
-        label(top, xlabel="", ylabel="bound factor\nΣ|S_j| / (D/2)")
-        (self.same,) = bottom.plot([], [], lw=1, color="tab:blue", label="q = k (all ones)")
+        label(top, xlabel="", ylabel=pgettext("figure", "bound factor\nΣ|S_j| / (D/2)"))
+        (self.same,) = bottom.plot([], [], lw=1, color="tab:blue", label=pgettext("figure", "q = k (all ones)"))
         (self.peaked,) = bottom.plot([], [], lw=1, color="tab:green")
         self.band = bottom.fill_between([0, 1], [0, 0], [0, 0], color="tab:orange", alpha=0.25, lw=0)
         (self.mean,) = bottom.plot([], [], color="tab:orange", lw=1)
@@ -224,13 +251,17 @@ class LongRangeDecay:
         bottom.yaxis.set_major_locator(FixedLocator([-1, -0.5, 0, 0.5, 1]))
         self.legend = bottom.legend(
             [self.same, self.peaked, (self.band, self.mean)],
-            ["q = k (all ones)", "", ""],
+            [pgettext("figure", "q = k (all ones)"), "", ""],
             fontsize=7,
             loc="lower right",
             framealpha=0.85,  # readable where small D puts curves under the legend
             edgecolor="none",
         )
-        label(bottom, xlabel="distance m − n (positions)", ylabel="score / (|q||k|)")
+        label(
+            bottom,
+            xlabel=pgettext("figure", "distance m − n (positions)"),
+            ylabel=pgettext("figure", "score / (|q||k|)"),
+        )
 
     def update(
         self, dim: int = 128, base: float = 10000.0, peak: int = 300, *, max_distance: int = 1000, n_samples: int = 128
@@ -241,18 +272,20 @@ class LongRangeDecay:
         self.bound.set_data(d, c.bound)
         top.relim()
         top.autoscale_view()
-        top.set_title(f"RoPE scores against distance (D = {dim}, base {base:,.0f})")
+        top.set_title(
+            pgettext("figure", "RoPE scores against distance (D = {dim}, base {base:,.0f})").format(dim=dim, base=base)
+        )
         self.same.set_data(d, c.same)
         self.peaked.set_data(d, c.peaked)
-        self.peaked.set_label(f"k chosen to peak at {peak}")
+        self.peaked.set_label(pgettext("figure", "k chosen to peak at {peak}").format(peak=peak))
         self.band.set_data(d, c.random_mean - c.random_std, c.random_mean + c.random_std)
-        random_label = f"random q, k: mean ± 1 std ({n_samples} draws)"
+        random_label = pgettext("figure", "random q, k: mean ± 1 std ({n_samples} draws)").format(n_samples=n_samples)
         self.mean.set_data(d, c.random_mean)
         self.mean.set_label(random_label)
         self.peak_line.set_xdata([peak, peak])
         bottom.set_xlim(0, max_distance)
         texts = self.legend.get_texts()
-        texts[1].set_text(f"k chosen to peak at {peak}")
+        texts[1].set_text(pgettext("figure", "k chosen to peak at {peak}").format(peak=peak))
         texts[2].set_text(random_label)
         return self.axes
 
@@ -266,19 +299,24 @@ def plot_long_range_decay(
     return LongRangeDecay(axes).update(dim, base, peak, max_distance=max_distance, n_samples=n_samples)
 
 
-def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str = "attention weights"):
+def plot_attention_weights(weights: np.ndarray, labels, ax=None, *, title: str = pN_("figure", "attention weights")):
     """Heatmap of a (T_q, T_k) attention-weight matrix, each cell annotated with its weight (rows sum to 1)."""
     w = np.asarray(weights, dtype=float)
     ax = new_axes(ax, figsize=(4.4, 3.6))
     im = ax.imshow(w, cmap="Blues", vmin=0, vmax=1)
-    ax.figure.colorbar(im, ax=ax, label="weight")
+    ax.figure.colorbar(im, ax=ax, label=pgettext("figure", "weight"))
     for (r, c), v in np.ndenumerate(w):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", color="white" if v > 0.6 else "black", fontsize=9)
     name = cjk_font("".join(str(t) for t in labels))
     font = {"family": name} if name else {}
     ax.set_xticks(range(w.shape[1]), labels, fontsize=8, **font)
     ax.set_yticks(range(w.shape[0]), labels, fontsize=8, **font)
-    return label(ax, xlabel="key (attended to)", ylabel="query (attending)", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "key (attended to)"),
+        ylabel=pgettext("figure", "query (attending)"),
+        title=pgettext("figure", title),
+    )
 
 
 def plot_layout_pairs(dim: int = 8, ax=None):
@@ -292,10 +330,13 @@ def plot_layout_pairs(dim: int = 8, ax=None):
     ax.imshow(rows, cmap="tab10" if half <= 10 else "viridis", vmin=0, vmax=max(9, half - 1), aspect="auto")
     for (r, c), p in np.ndenumerate(rows):
         ax.text(c, r, f"d{c}\np{p}", ha="center", va="center", fontsize=7, color="white")
-    ax.set_yticks([0, 1], ["interleaved", "half-split"])
+    ax.set_yticks([0, 1], [pgettext("figure", "interleaved"), pgettext("figure", "half-split")])
     ax.set_xticks(range(dim))
     return label(
-        ax, xlabel="dimension index within a head", ylabel="", title="same colour = same rotary pair (p = pair index)"
+        ax,
+        xlabel=pgettext("figure", "dimension index within a head"),
+        ylabel="",
+        title=pgettext("figure", "same colour = same rotary pair (p = pair index)"),
     )
 
 
@@ -312,17 +353,27 @@ def plot_layout_mismatch(positions, vector_error, distances, score_error, axes=N
             fig.suptitle(title, fontsize=11)
     left, right = axes
     left.plot(positions, vector_error, marker=".", ms=3, lw=1, color="tab:red")
-    label(left, xlabel="position m (tokens)", ylabel="‖wrong − right‖ / ‖right‖", title="rotated query")
+    label(
+        left,
+        xlabel=pgettext("figure", "position m (tokens)"),
+        ylabel=pgettext("figure", "‖wrong − right‖ / ‖right‖"),
+        title=pgettext("figure", "rotated query"),
+    )
     right.plot(distances, score_error, marker=".", ms=3, lw=1, color="tab:red")
     label(
-        right, xlabel="distance m − n (positions)", ylabel="|score error| / (|q||k|)", title="score, key at position 0"
+        right,
+        xlabel=pgettext("figure", "distance m − n (positions)"),
+        ylabel=pgettext("figure", "|score error| / (|q||k|)"),
+        title=pgettext("figure", "score, key at position 0"),
     )
     for a in axes:
         a.axhline(0, color="0.8", lw=0.8)
     return axes
 
 
-def plot_angle_precision(positions, errors: dict, ax=None, *, title: str = "angle error against float64"):
+def plot_angle_precision(
+    positions, errors: dict, ax=None, *, title: str = pN_("figure", "angle error against float64")
+):
     """Log-log plot of angle errors against position: one line per label in ``errors`` ({label: (T,) radians}).
 
     A dotted line marks π, the largest error an angle can have once whole turns are removed: an error near it
@@ -332,8 +383,13 @@ def plot_angle_precision(positions, errors: dict, ax=None, *, title: str = "angl
     positions = np.asarray(positions, dtype=float)
     for (name, err), marker in zip(errors.items(), "osd^v", strict=False):
         ax.loglog(positions, np.maximum(np.asarray(err, dtype=float), 1e-12), marker=marker, ms=4, lw=1.2, label=name)
-    ax.axhline(np.pi, color="0.5", lw=0.8, ls=":", label="π (largest possible error)")
+    ax.axhline(np.pi, color="0.5", lw=0.8, ls=":", label=pgettext("figure", "π (largest possible error)"))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_locator(NullLocator())
     ax.legend(fontsize=8, frameon=False)
-    return label(ax, xlabel="position m (tokens)", ylabel="angle error (rad)", title=title)
+    return label(
+        ax,
+        xlabel=pgettext("figure", "position m (tokens)"),
+        ylabel=pgettext("figure", "angle error (rad)"),
+        title=pgettext("figure", title),
+    )

@@ -19,6 +19,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullLocator
 
+from helpers.i18n import pgettext, pN_
 from helpers.methods import method_style
 from helpers.plots._style import label, new_axes
 
@@ -49,32 +50,50 @@ def plot_score_decomposition(content, bias, *, causal: bool = True, axes=None, t
     if content.shape != bias.shape:
         raise ValueError(f"content and bias must have the same shape, got {content.shape} and {bias.shape}")
     if axes is None:
-        _, axes = plt.subplots(1, 3, figsize=(9.6, 3.2), layout="constrained")
+        _fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.2), layout="constrained")
     total = content + bias  # (T, T)
     if causal:
         future = np.triu(np.ones(total.shape, dtype=bool), 1)  # (T, T)
         total = np.where(future, np.nan, total)
-    titles = titles or ("content: q·k/√d", "bias B[m, n]", "score = content + B" + (" (masked)" if causal else ""))
+    titles = titles or (
+        pgettext("figure", "content: q·k/√d"),
+        pgettext("figure", "bias B[m, n]"),
+        pgettext("figure", "score = content + B (masked)") if causal else pgettext("figure", "score = content + B"),
+    )
     lim = float(np.nanmax(np.abs(np.concatenate([content.ravel(), bias.ravel(), total.ravel()]))))
     norm = TwoSlopeNorm(0.0, -lim, lim) if lim > 0 else None
     for ax, mat, title in zip(axes, (content, bias, total), titles, strict=True):
         im = ax.imshow(mat, cmap="RdBu_r", norm=norm)
-        label(ax, xlabel="key position n", ylabel="query position m", title=title)
+        label(
+            ax, xlabel=pgettext("figure", "key position n"), ylabel=pgettext("figure", "query position m"), title=title
+        )
         ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-    axes[-1].figure.colorbar(im, ax=list(axes), shrink=0.8, label="logit")
+    axes[-1].figure.colorbar(im, ax=list(axes), shrink=0.8, label=pgettext("figure", "logit"))
     return axes
 
 
-def plot_bias_matrix(bias, ax=None, *, title: str = "bias B[m, n]", causal: bool = True, cbar_label: str = "bias"):
+def plot_bias_matrix(
+    bias,
+    ax=None,
+    *,
+    title: str = pN_("figure", "bias B[m, n]"),
+    causal: bool = True,
+    cbar_label: str = pN_("figure", "bias"),
+):
     """Heatmap of one head's bias (T_q, T_k); with ``causal`` the entries above the diagonal are left blank."""
     mat = _matrix(bias, "bias").copy()
     if causal:
         mat[np.triu(np.ones(mat.shape, dtype=bool), 1 + mat.shape[1] - mat.shape[0])] = np.nan
     ax = new_axes(ax, figsize=(4.2, 3.4))
     im = ax.imshow(mat, cmap="viridis")
-    ax.figure.colorbar(im, ax=ax, label=cbar_label)
-    return label(ax, xlabel="key position n", ylabel="query position m", title=title)
+    ax.figure.colorbar(im, ax=ax, label=pgettext("figure", cbar_label))
+    return label(
+        ax,
+        xlabel=pgettext("figure", "key position n"),
+        ylabel=pgettext("figure", "query position m"),
+        title=pgettext("figure", title),
+    )
 
 
 # --------------------------------------------------------------------------- section 2: T5 buckets
@@ -96,9 +115,9 @@ def bucket_parts(distance, past, future=None, *, num_buckets: int, exact: int, m
         raise ValueError(f"past (and future) must have the shape of distance {distance.shape}")
     mode = "bidirectional" if future is not None else "causal"
     n_past = len(np.unique(past))
-    legend = [f"key before the query: {n_past} buckets"]
+    legend = [pgettext("figure", "key before the query: {n} buckets").format(n=n_past)]
     if future is not None:
-        legend.append(f"key after the query: {len(np.unique(future[1:]))} buckets")
+        legend.append(pgettext("figure", "key after the query: {n} buckets").format(n=len(np.unique(future[1:]))))
     return {
         "distance": distance,
         "past": past,
@@ -114,7 +133,11 @@ def bucket_parts(distance, past, future=None, *, num_buckets: int, exact: int, m
 
 def frame_buckets(ax) -> dict:
     """Labels and the artists of the bucket figure, created once (empty); :func:`update_buckets` fills them."""
-    label(ax, xlabel="distance |m − n| (tokens, symlog scale)", ylabel="bucket index")
+    label(
+        ax,
+        xlabel=pgettext("figure", "distance |m − n| (tokens, symlog scale)"),
+        ylabel=pgettext("figure", "bucket index"),
+    )
     ax.set_xscale("symlog", linthresh=1.0, linscale=0.5)
     ax.xaxis.set_major_locator(FixedLocator(BUCKET_TICKS))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
@@ -145,7 +168,7 @@ def update_buckets(ax, artists: dict, parts: dict | None, *, message: str = ""):
     if not shown:
         ax.set_xlim(0.0, BUCKET_SPAN - 1.0)
         ax.set_ylim(0.0, 1.0)
-        _title(ax, "T5 buckets: a setting T5's bucketing refuses")
+        _title(ax, pgettext("figure", "T5 buckets: a setting T5's bucketing refuses"))
         return ax
     d = parts["distance"]
     artists["past"].set_data(d, parts["past"])
@@ -154,10 +177,10 @@ def update_buckets(ax, artists: dict, parts: dict | None, *, message: str = ""):
     artists["future"].set_data(d, parts["past"] if fut is None else fut)
     exact, far = parts["exact"], parts["max_distance"]
     artists["exact_band"].set_width(exact - 0.5)
-    artists["exact_text"].set_text(f"exact: 0..{exact - 1:g}")
+    artists["exact_text"].set_text(pgettext("figure", "exact: 0..{last_exact:g}").format(last_exact=exact - 1))
     artists["far_band"].set_x(far)
     artists["far_band"].set_width(max(parts["xlim"][1] - far, 0.0))
-    artists["far_text"].set_text(f"red: every distance ≥ {far:g} shares one bucket")
+    artists["far_text"].set_text(pgettext("figure", "red: every distance ≥ {far:g} shares one bucket").format(far=far))
     ax.set_xlim(*parts["xlim"])
     ax.set_ylim(*parts["ylim"])
     _title(ax, parts["title"])
@@ -206,9 +229,13 @@ def alibi_parts(slopes, max_distance: int, threshold: float) -> dict:
         "order": order,
         "xlim": (0.0, float(max_distance)),
         "ylim": (-2.0 * threshold, 0.1 * threshold),
-        "title_left": f"ALiBi penalty −slope·d, H = {len(slopes)} heads (darkest: head 1)",
-        "title_right": f"window = {threshold:.3g} / slope (tokens)",
-        "caption": f"{int(inside.sum())} of {len(slopes)} windows within {max_distance} tokens",
+        "title_left": pgettext("figure", "ALiBi penalty −slope·d, H = {n_heads} heads (darkest: head 1)").format(
+            n_heads=len(slopes)
+        ),
+        "title_right": pgettext("figure", "window = {threshold:.3g} / slope (tokens)").format(threshold=threshold),
+        "caption": pgettext("figure", "{n_inside} of {n_heads} windows within {max_distance} tokens").format(
+            n_inside=int(inside.sum()), n_heads=len(slopes), max_distance=max_distance
+        ),
         "wlim": (0.5 * float(windows.min()), 2.0 * float(windows.max())),
     }
 
@@ -216,8 +243,10 @@ def alibi_parts(slopes, max_distance: int, threshold: float) -> dict:
 def frame_alibi(axes) -> dict:
     """Labels and artists of the two-panel ALiBi figure (penalty lines; window per head), created once."""
     ax_p, ax_w = axes
-    label(ax_p, xlabel="distance m − n (tokens)", ylabel="bias added to the logit")
-    label(ax_w, xlabel="head h", ylabel="window (tokens)")
+    label(
+        ax_p, xlabel=pgettext("figure", "distance m − n (tokens)"), ylabel=pgettext("figure", "bias added to the logit")
+    )
+    label(ax_w, xlabel=pgettext("figure", "head h"), ylabel=pgettext("figure", "window (tokens)"))
     ax_w.set_yscale("log")
     ax_w.yaxis.set_major_locator(LogLocator(base=10, numticks=6))
     ax_w.yaxis.set_minor_locator(NullLocator())  # minor ticks on a log axis cost more to draw than the data
@@ -251,7 +280,9 @@ def update_alibi(axes, artists: dict, parts: dict):
     artists["threshold"].set_ydata([-tau, -tau])
     text = artists["threshold_text"]
     text.set_position((0.98 * parts["xlim"][1], -tau))
-    text.set_text(f"threshold −{tau:.3g} (weight × {np.exp(-tau):.2g})")
+    text.set_text(
+        pgettext("figure", "threshold −{tau:.3g} (weight × {weight:.2g})").format(tau=tau, weight=np.exp(-tau))
+    )
     ax_p.set_xlim(*parts["xlim"])
     ax_p.set_ylim(*parts["ylim"])
     _title(ax_p, parts["title_left"])
@@ -261,7 +292,7 @@ def update_alibi(axes, artists: dict, parts: dict):
     artists["stems"].set_data(stem_x, stem_y)
     artists["dots"].set_data(h, w)
     artists["reach"].set_ydata([parts["xlim"][1]] * 2)
-    artists["caption"].set_text(parts["caption"] + " (dotted)")
+    artists["caption"].set_text(pgettext("figure", "{caption} (dotted)").format(caption=parts["caption"]))
     ax_w.set_xlim(0.3, len(h) + 0.7)
     ax_w.set_ylim(*parts["wlim"])
     _title(ax_w, parts["title_right"])
@@ -283,20 +314,30 @@ def plot_alibi_slopes(slopes, ax=None):
     ax.plot(heads, slopes, "o", color="goldenrod")
     ax.set_yscale("log", base=2)
     ax.xaxis.set_major_locator(MaxNLocator(8, integer=True))
-    return label(ax, xlabel="head h", ylabel="slope (log₂ scale)", title=f"ALiBi slopes, H = {len(slopes)}")
+    return label(
+        ax,
+        xlabel=pgettext("figure", "head h"),
+        ylabel=pgettext("figure", "slope (log₂ scale)"),
+        title=pgettext("figure", "ALiBi slopes, H = {n_heads}").format(n_heads=len(slopes)),
+    )
 
 
 # --------------------------------------------------------------------------- section 4: NoPE
 def plot_mean_norms(positions, causal, bidirectional, predicted, ax=None):
     """‖output‖ of uniform attention by position, with and without the causal mask, and the 1/√(t+1) law."""
     ax = new_axes(ax)
-    ax.plot(positions, causal, ".", ms=4, color=PAST, label="causal mask (averages t + 1 tokens)")
-    ax.plot(positions, predicted, "-", lw=1.0, color="k", label="prediction √(d/(t+1))")
-    ax.plot(positions, bidirectional, ".", ms=4, color=FUTURE, label="no mask (averages all T tokens)")
+    ax.plot(positions, causal, ".", ms=4, color=PAST, label=pgettext("figure", "causal mask (averages t + 1 tokens)"))
+    ax.plot(positions, predicted, "-", lw=1.0, color="k", label=pgettext("figure", "prediction √(d/(t+1))"))
+    ax.plot(
+        positions, bidirectional, ".", ms=4, color=FUTURE, label=pgettext("figure", "no mask (averages all T tokens)")
+    )
     ax.set_yscale("log")
     ax.legend(fontsize=8)
     return label(
-        ax, xlabel="position t (tokens)", ylabel="‖attention output‖", title="uniform attention, random embeddings"
+        ax,
+        xlabel=pgettext("figure", "position t (tokens)"),
+        ylabel=pgettext("figure", "‖attention output‖"),
+        title=pgettext("figure", "uniform attention, random embeddings"),
     )
 
 
@@ -304,14 +345,23 @@ def plot_probe(positions, predictions: Mapping[str, np.ndarray], ax=None, *, tra
     """A linear probe's predicted position against the true one, one series per layer (mean over sequences)."""
     ax = new_axes(ax)
     positions = np.asarray(positions, dtype=np.float64)
-    ax.plot(positions, positions, color="0.6", lw=1.0, ls=":", label="perfect")
+    ax.plot(positions, positions, color="0.6", lw=1.0, ls=":", label=pgettext("figure", "perfect"))
     for name, pred in predictions.items():
         ax.plot(positions, np.asarray(pred, dtype=np.float64), lw=1.2, label=name)
     if train_len is not None:
-        ax.axvline(train_len - 0.5, color="k", ls="--", lw=1.0, label=f"training length L = {train_len}")
+        ax.axvline(
+            train_len - 0.5,
+            color="k",
+            ls="--",
+            lw=1.0,
+            label=pgettext("figure", "training length L = {train_len}").format(train_len=train_len),
+        )
     ax.legend(fontsize=8)
     return label(
-        ax, xlabel="true position t (tokens)", ylabel="probe's position (tokens)", title="linear probe for position"
+        ax,
+        xlabel=pgettext("figure", "true position t (tokens)"),
+        ylabel=pgettext("figure", "probe's position (tokens)"),
+        title=pgettext("figure", "linear probe for position"),
     )
 
 

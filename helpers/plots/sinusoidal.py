@@ -10,6 +10,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from helpers.i18n import pgettext, pN_
 from helpers.plots._style import label, new_axes
 from helpers.sinusoidal import (
     closest_distinct_positions,
@@ -37,7 +38,9 @@ def column_name(j: int, d_model: int, base: float) -> str:
     """'dim 3 = cos, pair 1 (λ ≈ 628)' for the interleaved layout (λ in positions)."""
     i = j // 2
     wavelength = 2.0 * np.pi * base ** (2 * i / d_model)
-    return f"dim {j} = {'sin' if j % 2 == 0 else 'cos'}, pair {i} (λ ≈ {_fmt_wavelength(wavelength)})"
+    return pgettext("figure", "dim {j} = {fn}, pair {i} (λ ≈ {wavelength})").format(
+        j=j, fn="sin" if j % 2 == 0 else "cos", i=i, wavelength=_fmt_wavelength(wavelength)
+    )
 
 
 def wave_columns(d_model: int, base: float, dims, n_positions: int):
@@ -58,13 +61,15 @@ WAVES_YLIM = (-1.5, 1.15)  # room for the legend under the waves
 
 
 def waves_title(d_model: int, base: float) -> str:
-    return f"PE columns (d_model = {d_model}, base = {base:g})"
+    return pgettext("figure", "PE columns (d_model = {d_model}, base = {base:g})").format(d_model=d_model, base=base)
 
 
 def label_waves(ax):
     """The fixed parts of a waves figure: y-range, axis labels."""
     ax.set_ylim(*WAVES_YLIM)
-    return label(ax, xlabel="position pos (tokens)", ylabel="PE[pos, dim] (no unit)")
+    return label(
+        ax, xlabel=pgettext("figure", "position pos (tokens)"), ylabel=pgettext("figure", "PE[pos, dim] (no unit)")
+    )
 
 
 def plot_waves(d_model: int = 64, base: float = 10000.0, dims=(0, 20), n_positions: int = 100, ax=None):
@@ -94,12 +99,14 @@ def plot_pe_heatmap(n_positions: int = 200, d_model: int = 128, base: float = 10
     ax = new_axes(ax)
     table = sinusoidal_table(n_positions, d_model, base)  # (T, d)
     im = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-    ax.figure.colorbar(im, ax=ax, label="PE value")
+    ax.figure.colorbar(im, ax=ax, label=pgettext("figure", "PE value"))
     return label(
         ax,
-        xlabel="dimension j (0 = fastest)",
-        ylabel="position pos (tokens)",
-        title=f"Sinusoidal table, d_model = {d_model}, base = {base:g}",
+        xlabel=pgettext("figure", "dimension j (0 = fastest)"),
+        ylabel=pgettext("figure", "position pos (tokens)"),
+        title=pgettext("figure", "Sinusoidal table, d_model = {d_model}, base = {base:g}").format(
+            d_model=d_model, base=base
+        ),
     )
 
 
@@ -109,24 +116,27 @@ def plot_frequencies(d_model: int = 512, bases=(10000.0,), axes=None):
     Pair 0 is the fastest for every base (ω_0 = 1 rad/position, λ_0 = 2π); the last pair is the slowest.
     """
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(6.4, 3.2), layout="constrained")
+        _fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.2), layout="constrained")
     ax_w, ax_l = axes
     for base in bases:
         omega = sinusoidal_frequencies(d_model, base)  # (d/2,)
         pairs = np.arange(len(omega))
-        ax_w.semilogy(pairs, omega, label=f"base {base:g}")
-        ax_l.semilogy(pairs, 2.0 * np.pi / omega, label=f"base {base:g}")
-    ax_l.axhline(2.0 * np.pi, color="grey", lw=0.8, ls=":", label="2π (pair 0, any base)")
+        ax_w.semilogy(pairs, omega, label=pgettext("figure", "base {base:g}").format(base=base))
+        ax_l.semilogy(pairs, 2.0 * np.pi / omega, label=pgettext("figure", "base {base:g}").format(base=base))
+    ax_l.axhline(2.0 * np.pi, color="grey", lw=0.8, ls=":", label=pgettext("figure", "2π (pair 0, any base)"))
     ax_w.legend(fontsize=7)
     ax_l.legend(fontsize=7, loc="upper left")
     label(
-        ax_w, xlabel="pair index i (dims 2i, 2i+1)", ylabel=r"$\omega_i$ (rad / position)", title="frequency per pair"
+        ax_w,
+        xlabel=pgettext("figure", "pair index i (dims 2i, 2i+1)"),
+        ylabel=pgettext("figure", r"$\omega_i$ (rad / position)"),
+        title=pgettext("figure", "frequency per pair"),
     )
     label(
         ax_l,
-        xlabel="pair index i (dims 2i, 2i+1)",
-        ylabel=r"wavelength $\lambda_i$ (positions)",
-        title="wavelength per pair",
+        xlabel=pgettext("figure", "pair index i (dims 2i, 2i+1)"),
+        ylabel=pgettext("figure", r"wavelength $\lambda_i$ (positions)"),
+        title=pgettext("figure", "wavelength per pair"),
     )
     return axes
 
@@ -141,19 +151,27 @@ def plot_sign_changes(d_model: int = 512, n_positions: int = 2048, base: float =
     counts = sign_changes(sinusoidal_table(n_positions, d_model, base))  # (d,)
     omega = np.repeat(sinusoidal_frequencies(d_model, base), 2)  # (d,) the frequency of each column
     expected = np.minimum((n_positions - 1) * omega / np.pi, n_positions - 1)  # (d,)
-    ax.plot(np.arange(d_model), counts, ".", ms=3, label="measured (count in the table)")
-    ax.plot(np.arange(d_model), expected, lw=0.8, color="k", label=r"wave prediction $(n-1)\,\omega_i/\pi$")
+    ax.plot(np.arange(d_model), counts, ".", ms=3, label=pgettext("figure", "measured (count in the table)"))
+    ax.plot(
+        np.arange(d_model),
+        expected,
+        lw=0.8,
+        color="k",
+        label=pgettext("figure", r"wave prediction $(n-1)\,\omega_i/\pi$"),
+    )
     ax.legend(fontsize=8)
     return label(
         ax,
-        xlabel="dimension j (index; pair i = j // 2)",
-        ylabel=f"sign changes in {n_positions} positions",
-        title=f"How often each column changes sign (d_model = {d_model})",
+        xlabel=pgettext("figure", "dimension j (index; pair i = j // 2)"),
+        ylabel=pgettext("figure", "sign changes in {n_positions} positions").format(n_positions=n_positions),
+        title=pgettext("figure", "How often each column changes sign (d_model = {d_model})").format(d_model=d_model),
     )
 
 
 CLOCK_SPACING = 2.6  # distance between dial centres (dial radius 1)
-CLOCK_XLABEL = r"one dial per pair i: hand at angle $pos\cdot\omega_i$ (rad), counter-clockwise from 3 o'clock"
+CLOCK_XLABEL = pN_(
+    "figure", r"one dial per pair i: hand at angle $pos\cdot\omega_i$ (rad), counter-clockwise from 3 o'clock"
+)
 
 
 def _turns_text(turns: float) -> str:
@@ -188,14 +206,18 @@ def clock_parts(position: int = 10, d_model: int = 8, base: float = 10000.0, *, 
         "trail": (trail_pts.real.ravel(), trail_pts.imag.ravel()),
         "hands": [(np.array([cx, cx + t.real]), np.array([0.0, t.imag])) for cx, t in zip(centres, tips, strict=True)],
         "captions": [
-            f"pair {i}\nλ = {_fmt_wavelength(2 * np.pi / w)}\n{_turns_text(t)} turns"
+            pgettext("figure", "pair {i}\nλ = {wavelength}\n{turns} turns").format(
+                i=i, wavelength=_fmt_wavelength(2 * np.pi / w), turns=_turns_text(t)
+            )
             for i, (w, t) in enumerate(zip(omega, turns, strict=True))
         ],
         "centres": centres,
         "xlim": (-1.3, CLOCK_SPACING * (n - 1) + 1.3),
         "ylim": (-2.6 if n <= 5 else -3.1, 1.3),  # room for the three lines of text under each dial
         "fontsize": 8 if n <= 5 else 7,
-        "title": f"position pos = {position} (d_model = {d_model}, base = {base:g})",
+        "title": pgettext("figure", "position pos = {position} (d_model = {d_model}, base = {base:g})").format(
+            position=position, d_model=d_model, base=base
+        ),
     }
 
 
@@ -217,7 +239,7 @@ def frame_clocks(ax):
     ax.set_yticks([])
     for spine in ax.spines.values():
         spine.set_visible(False)
-    return label(ax, xlabel=CLOCK_XLABEL, ylabel="")
+    return label(ax, xlabel=pgettext("figure", CLOCK_XLABEL), ylabel="")
 
 
 def plot_clocks(position: int = 10, d_model: int = 8, base: float = 10000.0, *, trail: int = 60, ax=None):
@@ -254,17 +276,28 @@ def plot_distance_profile(d_model: int = 4, base: float = 10000.0, n_positions: 
     deltas = np.arange(1, n_positions)  # (n−1,)
     table = sinusoidal_table(np.concatenate([[0], deltas]), d_model, base)  # (n, d)
     dist = np.linalg.norm(table[1:] - table[0], axis=1)  # (n−1,)
-    _, q, dmin = closest_distinct_positions(n_positions, d_model, base)
-    ax.semilogx(deltas, dist, lw=0.7, label=f"d_model = {d_model}, base = {base:g}")
-    ax.axhline(dist[0], color="grey", ls="--", lw=0.8, label="neighbours (Δ = 1)")
-    ax.plot([q], [dmin], "o", color="tab:red", label=f"closest: Δ = {q}, distance {dmin:.3f}")
+    _p, q, dmin = closest_distinct_positions(n_positions, d_model, base)
+    ax.semilogx(
+        deltas,
+        dist,
+        lw=0.7,
+        label=pgettext("figure", "d_model = {d_model}, base = {base:g}").format(d_model=d_model, base=base),
+    )
+    ax.axhline(dist[0], color="grey", ls="--", lw=0.8, label=pgettext("figure", "neighbours (Δ = 1)"))
+    ax.plot(
+        [q],
+        [dmin],
+        "o",
+        color="tab:red",
+        label=pgettext("figure", "closest: Δ = {q}, distance {dmin:.3f}").format(q=q, dmin=dmin),
+    )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="best")
     return label(
         ax,
-        xlabel="offset Δ = q − p (positions)",
+        xlabel=pgettext("figure", "offset Δ = q − p (positions)"),
         ylabel="‖PE(p+Δ) − PE(p)‖",
-        title="How far apart are the encodings of p and p+Δ?",
+        title=pgettext("figure", "How far apart are the encodings of p and p+Δ?"),
     )
 
 
@@ -278,7 +311,9 @@ def plot_position_matrix(matrix: np.ndarray, ax=None, *, title: str = "", cbar_l
     lim = float(np.abs(matrix).max()) or 1.0
     im = ax.imshow(matrix, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     ax.figure.colorbar(im, ax=ax, label=cbar_label, shrink=0.85)
-    label(ax, xlabel="key position n (tokens)", ylabel="query position m (tokens)")
+    label(
+        ax, xlabel=pgettext("figure", "key position n (tokens)"), ylabel=pgettext("figure", "query position m (tokens)")
+    )
     ax.set_title(title, fontsize=9)
     return ax
 
@@ -295,12 +330,20 @@ def plot_unseen_rows(d_model: int = 512, train_len: int = 512, n_positions: int 
     dist = nearest_row_distance(sinusoidal_table(positions, d_model, base), train)  # (n,)
     step = np.linalg.norm(train[1] - train[0])
     ax.plot(positions, dist / step, lw=0.8)
-    ax.axvspan(0, train_len - 1, color="tab:green", alpha=0.12, label=f"training positions 0..{train_len - 1}")
-    ax.axhline(1.0, color="grey", ls="--", lw=0.8, label="one neighbour step")
+    ax.axvspan(
+        0,
+        train_len - 1,
+        color="tab:green",
+        alpha=0.12,
+        label=pgettext("figure", "training positions 0..{last}").format(last=train_len - 1),
+    )
+    ax.axhline(1.0, color="grey", ls="--", lw=0.8, label=pgettext("figure", "one neighbour step"))
     ax.legend(fontsize=7, loc="lower right")
     return label(
         ax,
-        xlabel="position p (tokens)",
-        ylabel="distance to nearest seen row\n(neighbour steps)",
-        title=f"Rows past the training length are new vectors (d_model = {d_model})",
+        xlabel=pgettext("figure", "position p (tokens)"),
+        ylabel=pgettext("figure", "distance to nearest seen row\n(neighbour steps)"),
+        title=pgettext("figure", "Rows past the training length are new vectors (d_model = {d_model})").format(
+            d_model=d_model
+        ),
     )

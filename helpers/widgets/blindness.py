@@ -27,7 +27,7 @@ import ipywidgets as W
 import numpy as np
 
 from helpers import attention
-from helpers.i18n import N_, _
+from helpers.i18n import N_, _, pgettext, pN_
 from helpers.plots import blindness as bp
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, log_slider, panel, view_on
 
@@ -70,16 +70,24 @@ class ExplorerView(View):
 
     def setup(self, axes):
         self.heatmap = bp.AttentionMap(axes[0])
-        self.bars = bp.PooledBars(axes[1], reference_label="original order")
+        self.bars = bp.PooledBars(axes[1], reference_label=pN_("figure", "original order"))
 
     def update(self, order, position, causal):
         order = tuple(order)
         weights, pooled = _attention(order, position, bool(causal))  # (T, T), (d,)
-        _, reference = _attention(attention.reference_order(order), position, bool(causal))  # (d,)
+        _weights, reference = _attention(attention.reference_order(order), position, bool(causal))  # (d,)
         gap = float(np.abs(pooled - reference).max())
-        mask = "causal mask" if causal else "no mask"
-        self.heatmap.update(weights, order, title=f"position: {position}, {mask}")
-        verdict = "same as original order (max |Δ| < 1e-9)" if gap < 1e-9 else f"differs: max |Δ| = {gap:.3f}"
+        mask = pgettext("figure", "causal mask") if causal else pgettext("figure", "no mask")
+        self.heatmap.update(
+            weights,
+            order,
+            title=pgettext("figure", "position: {position}, {mask}").format(position=position, mask=mask),
+        )
+        verdict = (
+            pgettext("figure", "same as original order (max |Δ| < 1e-9)")
+            if gap < 1e-9
+            else pgettext("figure", "differs: max |Δ| = {gap:.3f}").format(gap=gap)
+        )
         ax_p = self.bars.update(pooled, reference=reference, title=verdict)
         top = _bar_top(position, bool(causal))
         ax_p.set_ylim(-top, 1.7 * top)  # as PooledBars sets it, over every order: the axis stays while orders change

@@ -21,7 +21,7 @@ import ipywidgets as W
 import numpy as np
 import torch
 
-from helpers.i18n import _
+from helpers.i18n import _, pgettext
 from helpers.plots import modern as modern_plots
 from helpers.real import gemma3_tables
 from helpers.real.gemma3 import SCALED_LAYERS
@@ -268,12 +268,18 @@ class LossView(View):
             base = curves["default"][1]
             curves = {k: (x, y - base) for k, (x, y) in curves.items()}
         bold = ["default", *(k for k in self.keys if k.endswith("/" + layers))]
-        where = "the global layers only" if layers == "global" else "every layer"
+        where = (
+            pgettext("figure", "the global layers only") if layers == "global" else pgettext("figure", "every layer")
+        )
         return self.drawing.update(
             curves,
             bold,
-            title=f"s = 2 on {where}; each point: the mean over {smooth * 256:,} positions",
-            ylabel="loss − plain RoPE's (nats per token)" if relative else "loss (nats per token)",
+            title=pgettext("figure", "s = 2 on {where}; each point: the mean over {n:,} positions").format(
+                where=where, n=smooth * 256
+            ),
+            ylabel=pgettext("figure", "loss − plain RoPE's (nats per token)")
+            if relative
+            else pgettext("figure", "loss (nats per token)"),
         )
 
     def moving_artists(self):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
-from helpers.i18n import _
+from helpers.i18n import _, pgettext
 from helpers.methods import method_info
 from helpers.plots.real import plot_loss_by_position
 from helpers.widgets._common import LAYOUT, STYLE, Layout, View, float_slider, panel, view_on
@@ -115,10 +115,24 @@ class TryItView(View):
         plot_loss_by_position(curves, context_length, ax=ax)
         ax.set_xlim(0, n_tokens)
         p = data["passkey"]
-        verdict = "found" if p["correct"] else f"missed (said{p['predicted']!r})"
+        verdict = (
+            pgettext("figure", "found")
+            if p["correct"]
+            else pgettext("figure", "missed (said{predicted!r})").format(predicted=p["predicted"])
+        )
         ax.set_title(
-            f"{method_info(method).label}, s = {factor:g}, {n_tokens} tokens: loss {data['mean_diff']:+.3f} nats vs "
-            f"plain\npasskey {data['key']} at depth 50 %: {verdict}",
+            pgettext(
+                "figure",
+                "{method}, s = {factor:g}, {n_tokens} tokens: loss {diff:+.3f} nats vs plain\n"
+                "passkey {key} at depth 50 %: {verdict}",
+            ).format(
+                method=method_info(method).label,
+                factor=factor,
+                n_tokens=n_tokens,
+                diff=data["mean_diff"],
+                key=data["key"],
+                verdict=verdict,
+            ),
             fontsize=9,
         )
         return ax
