@@ -43,6 +43,7 @@ is still ``VBox([*rows of controls, Output])``). Both work under ipywidgets 7.7 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -53,6 +54,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import MethodType
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -64,6 +66,8 @@ from matplotlib.backends import backend_agg
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
+from matplotlib.offsetbox import OffsetBox
+from matplotlib.text import Text
 from PIL import Image as PILImage
 
 STYLE = {"description_width": "initial"}
@@ -255,26 +259,29 @@ def png_of_rgba(rgba: np.ndarray, bands: dict | None = None) -> bytes:
     PNG (ISO/IEC 15948, sections 6.3 and 10): each row is a filter-type byte (0: none) and the row's bytes; the rows
     go through one zlib stream (RFC 1950) of deflate blocks (RFC 1951). Here every :data:`PNG_BAND_ROWS` rows are
     deflated on their own and end on a byte boundary (``Z_SYNC_FLUSH``, no reference to an earlier band), so a
-    band's compressed bytes depend only on its pixels: ``bands`` ({first row: (raw bytes, deflated bytes)}, one per
-    panel) keeps the last frame's, and a band whose pixels did not change is not compressed again. The bytes are a
-    function of the pixels alone, cached or not. Against PIL at the same zlib level (adaptive filters): ~3× faster to
-    encode and to decode, about as small (``benchmarks/panel_redraw.py --png``).
+    band's compressed bytes depend only on its pixels: ``bands`` (one dict per panel) keeps the last frame's rows
+    and compressed bands, and a band whose pixels did not change is not compressed again. The bytes are a function
+    of the pixels alone, cached or not. Against PIL at the same zlib level (adaptive filters) it encodes and decodes
+    several times faster for about as many bytes (``python benchmarks/panel_redraw.py --png``).
     """
     height, width, channels = rgba.shape
     if channels != 4 or rgba.dtype != np.uint8:
         raise ValueError(f"png_of_rgba takes (H, W, 4) uint8 pixels, not {rgba.shape} {rgba.dtype}")
-    rows = np.zeros((height, 4 * width + 1), np.uint8)  # (H, 1 + 4W): filter byte 0, then the row's RGBA bytes
+    rows = np.empty((height, 4 * width + 1), np.uint8)  # (H, 1 + 4W): filter byte 0, then the row's RGBA bytes
+    rows[:, 0] = 0
     rows[:, 1:] = rgba.reshape(height, 4 * width)
+    bands = {} if bands is None else bands
+    previous = bands.get("rows")
+    if previous is None or previous.shape != rows.shape:
+        bands.clear()
     deflated = []
     for top in range(0, height, PNG_BAND_ROWS):
-        raw = rows[top : top + PNG_BAND_ROWS].tobytes()
-        cached = bands.get(top) if bands is not None else None
-        if cached is None or cached[0] != raw:
-            band = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: the zlib header and checksum are below
-            cached = (raw, band.compress(raw) + band.flush(zlib.Z_SYNC_FLUSH))
-            if bands is not None:
-                bands[top] = cached
-        deflated.append(cached[1])
+        band = rows[top : top + PNG_BAND_ROWS]  # (≤ PNG_BAND_ROWS, 1 + 4W), contiguous
+        if top not in bands or not np.array_equal(band, previous[top : top + PNG_BAND_ROWS]):
+            deflate = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: the zlib header and checksum are below
+            bands[top] = deflate.compress(band) + deflate.flush(zlib.Z_SYNC_FLUSH)
+        deflated.append(bands[top])
+    bands["rows"] = rows
     last = zlib.compressobj(1, zlib.DEFLATED, -15).flush(zlib.Z_FINISH)  # an empty final block
     stream = b"\x78\x01" + b"".join(deflated) + last + struct.pack(">I", zlib.adler32(rows))
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits per channel, RGBA, no interlace
@@ -412,6 +419,88 @@ def _store(cache: dict, key, value) -> None:
     cache[key] = value
 
 
+_TEXT_LAYOUTS: dict = {}  # Text._get_layout's results by everything they depend on (_text_layout_key)
+
+
+def _text_layout_key(text: Text, renderer) -> tuple | None:
+    """Everything ``Text._get_layout`` (matplotlib 3.11) reads: the string, font, line spacing, alignments, rotation
+    and dpi; the renderer only through its kind and dpi (Agg's text metrics). None where it reads more (wrapped text
+    depends on the figure, TeX on its own tools, a rotation that follows the transform on the position)."""
+    if text.get_wrap() or text.get_usetex() or text.get_transform_rotates_text():
+        return None
+    prop = text.get_fontproperties()
+    font = (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(), prop.get_stretch())
+    font += (prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
+    return (
+        type(renderer),
+        renderer.dpi,
+        text.get_figure(root=True).dpi,
+        text.get_text(),
+        text.get_parse_math(),
+        font,
+    ) + (
+        text._linespacing,
+        text._multialignment,
+        text._horizontalalignment,
+        text._verticalalignment,
+        text._rotation,
+        text.get_rotation_mode(),
+    )
+
+
+def _cached_text_layout(text: Text, renderer):
+    """``Text._get_layout(renderer)``, computed once per key (:func:`_text_layout_key`); its callers only read it."""
+    key = _text_layout_key(text, renderer)
+    if key is None:
+        return type(text)._get_layout(text, renderer)
+    layout = _TEXT_LAYOUTS.get(key)
+    if layout is None:
+        layout = type(text)._get_layout(text, renderer)
+        _store(_TEXT_LAYOUTS, key, layout)
+    return layout
+
+
+def _cache_text_layouts(fig: Figure) -> None:
+    """Let every text of ``fig`` take its layout from :func:`_cached_text_layout` (matplotlib 3.11 only)."""
+    if not _glyph_api():
+        return
+    for text in fig.findobj(Text):
+        if "_get_layout" not in vars(text):
+            text._get_layout = MethodType(_cached_text_layout, text)
+
+
+@contextlib.contextmanager
+def _offsetbox_layouts_once(boxes: Iterable[OffsetBox]):
+    """While a frame is drawn, each offset box computes its size and its children's offsets once.
+
+    A legend is nested boxes (``VPacker`` of ``HPacker`` s of ``TextArea`` s and ``DrawingArea`` s); matplotlib asks
+    each box for its bbox again at every level above it and again when drawing it (quadratic in the depth). Nothing
+    changes a box's size during a draw (drawing only moves boxes: ``set_offset``), so the first answer is kept for
+    the rest of the frame, then forgotten: the next frame asks again."""
+    names = ("get_bbox", "_get_bbox_and_child_offsets")
+    boxes = list(boxes)
+    for box in boxes:
+        for name in names:
+            setattr(box, name, _once_per_renderer(getattr(box, name)))
+    try:
+        yield
+    finally:
+        for box in boxes:
+            for name in names:
+                vars(box).pop(name, None)
+
+
+def _once_per_renderer(method: Callable) -> Callable:
+    results: dict = {}
+
+    def once(renderer):
+        if id(renderer) not in results:
+            results[id(renderer)] = method(renderer)
+        return results[id(renderer)]
+
+    return once
+
+
 class GlyphCacheCanvas(FigureCanvasAgg):
     """An Agg canvas whose renderer is a :class:`GlyphCacheRenderer` (where this matplotlib allows it)."""
 
@@ -485,6 +574,7 @@ class Frames:
         self.fig = fig
         self.plain = plain  # the benchmark's "before": Agg's own text drawing and PIL's PNG encoder
         self.bands: dict = {}  # the last frame's PNG bands (png_of_rgba)
+        self.boxes: list[OffsetBox] = []  # the figure's offset boxes (legends' packers, text areas)
         self.moving: set[Artist] = set(declared)
         self.background = None
         self.structure = None
@@ -551,20 +641,24 @@ class Frames:
         for _, artists in layers[1:]:
             self.moving |= self._above(artists, self.moving)
         canvas = self.fig.canvas
-        if full:
-            for a in everything:
-                a.set_animated(a in self.moving)
-            canvas.draw()
-            self.background = canvas.copy_from_bbox(self.fig.bbox)
-            self.structure = self._structure(layers)
-        else:
-            canvas.restore_region(self.background)
-        renderer = canvas.get_renderer()
-        for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
-            for a in artists:
-                if a in self.moving and (container is self.fig or _drawn_in(a, container)):
-                    a.draw(renderer)
-        for a in everything:
+        if full and not self.plain:
+            _cache_text_layouts(self.fig)
+            self.boxes = [box for a in everything for box in a.findobj(OffsetBox)]
+        with _offsetbox_layouts_once(() if self.plain else self.boxes):
+            if full:
+                for a in everything:
+                    a.set_animated(a in self.moving)
+                canvas.draw()
+                self.background = canvas.copy_from_bbox(self.fig.bbox)
+                self.structure = self._structure(layers)
+            else:
+                canvas.restore_region(self.background)
+            renderer = canvas.get_renderer()
+            for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
+                for a in artists:
+                    if a in self.moving and (container is self.fig or _drawn_in(a, container)):
+                        a.draw(renderer)
+        for a in everything if full else self.moving:  # a static artist stays unstale until something changes it
             _unstale(a)
         self.last = "full" if full else "blit"
         self.counts[self.last] += 1
