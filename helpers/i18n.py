@@ -21,6 +21,10 @@ which a Chinese notebook differs from its English one). Any other value is refus
   outputs) serves every value; the translation gets the numbers back, in any order.
 * In Chinese, :func:`set_language` wraps ``sys.stdout`` (:class:`TranslatingStream`): whole lines pass through
   :func:`translate_line` as they are printed.
+* Markdown a cell displays (``display(Markdown(text))``, e.g. notebook 05b's result tables) is translated piece by
+  piece (:func:`markdown_pieces`: each table cell, each other line) with the same templates
+  (:func:`translate_markdown`); in Chinese, :func:`set_language` registers it with IPython's ``text/markdown``
+  formatter for :class:`IPython.display.Markdown`, and the build translates stored ``text/markdown`` outputs with it.
 
 This module imports nothing of the course (it sits below everything that prints).
 """
@@ -52,6 +56,8 @@ __all__ = [
     "line_template",
     "NUMBER",
     "TranslatingStream",
+    "markdown_pieces",
+    "translate_markdown",
     "answer_forms",
 ]
 
@@ -114,6 +120,7 @@ def set_language(language: str) -> None:
     output_translation(language)
     _language = language
     _install_stdout(language != "en")
+    _install_markdown(language != "en")
     for hook in _hooks:
         hook(language)
 
@@ -271,6 +278,72 @@ class TranslatingStream:
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+
+#: A Markdown table row (``| a | b |``) and its header rule (``|---|:--:|``).
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
+_TABLE_CELL = re.compile(r"(?<=\|)([^|]*)(?=\|)")
+
+
+def markdown_pieces(text: str) -> list[str]:
+    """The pieces of displayed Markdown that are looked up one by one: each cell of a table row (stripped; header
+    rules skipped) and each other non-empty line (whole, its ``#``/``-`` markers included)."""
+    pieces = []
+    for line in text.split("\n"):
+        if _TABLE_RULE.match(line):
+            continue
+        if _TABLE_ROW.match(line):
+            pieces += [cell.strip() for cell in _TABLE_CELL.findall(line.strip()) if cell.strip()]
+        elif line.strip():
+            pieces.append(line.rstrip())
+    return pieces
+
+
+def translate_markdown(text: str, language: str | None = None) -> str:
+    """Displayed Markdown in ``language``: every piece (:func:`markdown_pieces`) through :func:`translate_line`, the
+    table's pipes and the spaces around each cell kept; unchanged where no catalog entry covers a piece."""
+
+    def cell(m: re.Match) -> str:
+        inner = m.group(1)
+        body = inner.strip()
+        if not body:
+            return inner
+        start = inner.index(body)
+        return inner[:start] + translate_line(body, language) + inner[start + len(body) :]
+
+    out = []
+    for line in text.split("\n"):
+        if _TABLE_RULE.match(line) or not line.strip():
+            out.append(line)
+        elif _TABLE_ROW.match(line):
+            out.append(_TABLE_CELL.sub(cell, line))
+        else:
+            out.append(translate_line(line, language))
+    return "\n".join(out)
+
+
+def _markdown_in_language(obj) -> str | tuple | None:
+    """IPython's ``text/markdown`` form of a :class:`IPython.display.Markdown` object, translated."""
+    data = obj._repr_markdown_()
+    if isinstance(data, tuple):
+        return (translate_markdown(data[0]), *data[1:])
+    return None if data is None else translate_markdown(data)
+
+
+def _install_markdown(on: bool) -> None:
+    """Register (or remove) :func:`_markdown_in_language` with the running IPython's ``text/markdown`` formatter;
+    nothing outside IPython."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", {})
+    if "text/markdown" not in formatters:
+        return
+    from IPython.display import Markdown
+
+    if on:
+        formatters["text/markdown"].for_type(Markdown, _markdown_in_language)
+    else:
+        formatters["text/markdown"].type_printers.pop(Markdown, None)
 
 
 def _install_stdout(on: bool) -> None:

@@ -46,7 +46,9 @@ from helpers.i18n import (  # noqa: E402  (the run time's own translation)
     ZH_SETUP_LINE,
     clear_translation_caches,
     line_template,
+    markdown_pieces,
     translate_line,
+    translate_markdown,
 )
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -338,7 +340,8 @@ OUTPUTS_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "outputs.mo
 #: A changed printed line inherits the translation of a template at least this similar, flagged fuzzy (higher than
 #: for cells: table rows and lines of numbers look alike).
 OUTPUT_FUZZY_MATCH = 0.85
-#: A printed line is extracted when it has at least this many words (shorter ones are labels, values, tables).
+#: A printed line is extracted when it has at least this many words, or else (:func:`is_text`) at least
+#: :data:`MIN_PROSE_WORDS` words of which :data:`MIN_PROSE_WORDS` − 1 are prose, or when it is a table row with a word.
 MIN_WORDS = 6
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 #: The notebooks whose printed lines are all translated: ``check`` fails on an untranslated line of these, and only
@@ -394,13 +397,71 @@ def _common_templates(books: tuple[tuple[str, int], ...]) -> frozenset[str]:
     return frozenset(t for t, where in seen.items() if len(where) >= COMMON_IN)
 
 
+#: Shorter printed text is extracted when it reads as text: at least this many words (a name such as irope_family
+#: counts as one), at least all but one of them prose; a table row (columns apart by 2+ spaces) needs one prose word,
+#: so a table's header and its word cells are translated together (a row of names only keeps them: msgstr = msgid).
+#: Code lines, quoted strings and bracketed lists do not count.
+MIN_PROSE_WORDS = 3
+#: Quoted strings, code spans and bracketed lists: values, not words.
+_VALUES = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|\[[^\]\n]*\]|\{[^}\n]*\}")
+#: A name: letters/digits joined by ``_`` or ``.`` (irope_family, d_model, torch.float32).
+_NAME = re.compile(r"[A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+")
+#: A prose word: two or more letters, not part of a name (single letters are symbols: s, L, t).
+_PROSE_WORD = re.compile(r"(?<![A-Za-z0-9_'’])[A-Za-z][A-Za-z'’-]+")
+#: Python's constants print as words but are values.
+_CONSTANTS = {"true", "false", "none"}
+#: A printed line of code (a comment, a statement keyword, an assignment from a name or call).
+_CODE_LINE = re.compile(
+    r"^\s*(?:#|(?:if|for|def|return|class|import|from|elif|else|while|with)\b)"
+    r"|^\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[A-Za-z_][\w.]*\s*(?:\(|$)"
+)
+_COLUMNS = re.compile(r"\S {2,}\S")
+
+
+def text_words(line: str, markdown: bool = False) -> tuple[set[str], int]:
+    """(the distinct prose words of ``line``, lower-cased; the number of names in it); nothing for a printed line
+    of code (a ``markdown`` piece is never code: ``#`` opens a heading there)."""
+    if not markdown and _CODE_LINE.match(line):
+        return set(), 0
+    bare = _VALUES.sub(" ", line)
+    prose = {w.lower() for w in _PROSE_WORD.findall(_NAME.sub(" ", bare))} - _CONSTANTS
+    return prose, len(_NAME.findall(bare))
+
+
+def is_text(line: str) -> bool:
+    """A line shorter than :data:`MIN_WORDS` words that still reads as text (:data:`MIN_PROSE_WORDS`)."""
+    prose, names = text_words(line)
+    if _COLUMNS.search(line.strip()):
+        return len(prose) >= 1
+    return len(prose) >= MIN_PROSE_WORDS - 1 and len(prose) + names >= MIN_PROSE_WORDS
+
+
 def is_sentence(line: str, common: frozenset[str] = frozenset()) -> bool:
-    """A line to translate: at least :data:`MIN_WORDS` words or a template in ``common`` (:func:`common_templates`),
-    and not one of the package's own messages (those are in helpers.po)."""
+    """A line to translate: at least :data:`MIN_WORDS` words, text (:func:`is_text`) or a template in ``common``
+    (:func:`common_templates`), and not one of the package's own messages (those are in helpers.po)."""
     from helpers.i18n import _translate_message
 
-    long_enough = len(WORD.findall(line)) >= MIN_WORDS or line_template(line)[0] in common
+    long_enough = len(WORD.findall(line)) >= MIN_WORDS or is_text(line) or line_template(line)[0] in common
     return long_enough and _translate_message(line, "zh_CN") is None
+
+
+def displayed_pieces(book: Path) -> list[tuple[int, str]]:
+    """(cell index, piece) of the Markdown the notebook's cells display (stored ``text/markdown`` outputs, split by
+    :func:`helpers.i18n.markdown_pieces`) that holds a prose word: table cells and lines, translated whole."""
+    from helpers.i18n import _translate_message
+
+    out = []
+    for index, cell in enumerate(read_notebook(book)["cells"]):
+        for o in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            text = o.get("data", {}).get("text/markdown")
+            if text is not None:
+                pieces = markdown_pieces(cell_source({"source": text}))
+                out += [
+                    (index, p)
+                    for p in pieces
+                    if text_words(p, markdown=True)[0] and _translate_message(p, "zh_CN") is None
+                ]
+    return out
 
 
 #: Printed lines that a Chinese run prints differently *before* translation, because the Chinese edition registers
@@ -423,6 +484,10 @@ def output_templates(book: Path) -> dict[str, list[int]]:
             cells = found.setdefault(line_template(line)[0], [])
             if index not in cells:
                 cells.append(index)
+    for index, piece in displayed_pieces(book):
+        cells = found.setdefault(line_template(piece)[0], [])
+        if index not in cells:
+            cells.append(index)
     return found
 
 
@@ -504,6 +569,7 @@ def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[s
         else:
             common = common_templates(book.parent)
             lines = [line for _, line in printed_lines(book) if is_sentence(line, common)]
+            lines += [piece for _, piece in displayed_pieces(book)]
             left = sum(line_template(line)[0] not in usable_ids for line in lines)
             if left:
                 notes.append(f"{book.name}: {left} of {len(lines)} printed sentence lines still English (not in OUTPUTS_TRANSLATED)")  # fmt: skip
@@ -767,6 +833,10 @@ def zh_code_cell(cell: dict, is_setup: bool) -> dict:
         if out.get("output_type") == "stream" and out.get("name") == "stdout":
             text = zh_lines(cell_source({"source": out["text"]}))
             out["text"] = text.splitlines(keepends=True) if isinstance(out["text"], list) else text
+        markdown = out.get("data", {}).get("text/markdown")
+        if markdown is not None:
+            text = translate_markdown(cell_source({"source": markdown}), "zh_CN")
+            out["data"]["text/markdown"] = text.splitlines(keepends=True) if isinstance(markdown, list) else text
     return cell
 
 

@@ -468,6 +468,47 @@ def test_in_chinese_stdout_translates_whole_lines_as_they_are_printed(capsys):
     assert capsys.readouterr().out == line + "\n"
 
 
+@pytest.mark.parametrize(
+    "line, is_text",
+    [
+        ("irope_family (robust, 10 of 10 seeds):", True),  # a name counts as one word
+        ("tokens kept after 20: [0, 1, 2, 3]", True),
+        ("method                      1×L                2×L", True),  # a table header: one word suffices
+        ("PE(10)·PE(13) = 5.5431   PE(10)·PE(7) = 5.5431", True),  # a table row: kept as it is in the catalog
+        ("n_kv_heads      3", False),  # a config dump
+        ("sliding_window: 512  head_dim: 256", False),
+        ("            if self.sliding_window is None or self.is_sliding:", False),  # code
+        ("                cos, sin = position_embeddings", False),
+        ("layer_types: ['sliding', 'sliding', 'full']", False),  # quoted values are not words
+        ("round trip: True", False),  # two words
+    ],
+)
+def test_short_printed_lines_are_extracted_when_they_read_as_text(line, is_text):
+    assert i18n.is_text(line) is is_text
+
+
+def test_displayed_markdown_is_translated_piece_by_piece_at_run_time_as_in_the_build(monkeypatch):
+    """A Markdown table is looked up cell by cell (header rule kept, code spans kept); English is unchanged; in
+    Chinese, IPython's text/markdown formatter shows a Markdown object translated, and in English again not."""
+    from IPython.core.formatters import MarkdownFormatter
+    from IPython.display import Markdown
+
+    text = "| claim | `tiny` |\n|---|---|\n| Plain RoPE fails past L | robust (10 of 10 seeds) |"
+    assert lang.markdown_pieces(text) == ["claim", "`tiny`", "Plain RoPE fails past L", "robust (10 of 10 seeds)"]
+    zh = "| 论断 | `tiny` |\n|---|---|\n| 普通 RoPE 超过 L 即失效 | 稳健（10 个种子中 10 个） |"
+    assert lang.translate_markdown(text, "zh_CN") == zh
+    assert lang.translate_markdown(text, "en") == text
+    formatter = MarkdownFormatter()
+    shell = types.SimpleNamespace(display_formatter=types.SimpleNamespace(formatters={"text/markdown": formatter}))
+    monkeypatch.setattr(sys.modules["IPython"], "get_ipython", lambda: shell)
+    lang.set_language("zh_CN")
+    try:
+        assert formatter(Markdown(text)) == zh
+    finally:
+        lang.set_language("en")
+    assert formatter(Markdown(text)) == text
+
+
 # ----------------------------------------------------------------------------- widget labels
 #: Control labels that are names or symbols, the same in every language (not marked for translation).
 KEPT_LABELS = {"Llama 4 α (attn_scale)", "Ministral 3 β", "SSMax s"}
