@@ -22,8 +22,11 @@ UPDATE_DOCS = os.environ.get("PE_BROWSER_UPDATE_DOCS") == "1"
 #: so a changing load hits every mode alike.
 MODE_ENV: dict[str, dict[str, str]] = {
     "": {},
-    "before": {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output"},  # the code path before issue 36
+    # the code path before issue 36
+    "before": {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output", "PE_PANEL_RASTER": "plain"},
     "output": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "output"},  # blitting, shown in the output area
+    # blitting, shown in an Image widget, with Agg's own text drawing and PIL's PNG encoder (no glyph/band caches)
+    "plain": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RASTER": "plain"},
     "after": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"},  # blitting, shown in an Image widget
 }
 MODE_ENV.update({f"{k}-ipyw7": v for k, v in MODE_ENV.items() if k})
