@@ -341,7 +341,7 @@ OUTPUTS_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "outputs.mo
 #: for cells: table rows and lines of numbers look alike).
 OUTPUT_FUZZY_MATCH = 0.85
 #: A printed line is extracted when it has at least this many words, or else (:func:`is_text`) at least
-#: :data:`MIN_PROSE_WORDS` words of which :data:`MIN_PROSE_WORDS` − 1 are prose, or when it is a table row with a word.
+#: :data:`MIN_PROSE_WORDS` prose words, or when it is a table row with a word.
 MIN_WORDS = 6
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 #: The notebooks whose printed lines are all translated: ``check`` fails on an untranslated line of these, and only
@@ -397,11 +397,12 @@ def _common_templates(books: tuple[tuple[str, int], ...]) -> frozenset[str]:
     return frozenset(t for t, where in seen.items() if len(where) >= COMMON_IN)
 
 
-#: Shorter printed text is extracted when it reads as text: at least this many words (a name such as irope_family
-#: counts as one), at least all but one of them prose; a table row (columns apart by 2+ spaces) needs one prose word,
+#: Shorter printed text is extracted when it reads as text: at least this many distinct prose words (a name such as
+#: irope_family, a symbol and a number are not prose, so "irope_family (robust, 10 of 10 seeds):" has three words,
+#: two of them prose, and "bucket 31: distances 113..∞" two); a table row (columns apart by 2+ spaces) needs one,
 #: so a table's header and its word cells are translated together (a row of names only keeps them: msgstr = msgid).
 #: Code lines, quoted strings and bracketed lists do not count.
-MIN_PROSE_WORDS = 3
+MIN_PROSE_WORDS = 2
 #: Quoted strings, code spans and bracketed lists: values, not words.
 _VALUES = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"|\[[^\]\n]*\]|\{[^}\n]*\}")
 #: A name: letters/digits joined by ``_`` or ``.`` (irope_family, d_model, torch.float32).
@@ -418,22 +419,20 @@ _CODE_LINE = re.compile(
 _COLUMNS = re.compile(r"\S {2,}\S")
 
 
-def text_words(line: str, markdown: bool = False) -> tuple[set[str], int]:
-    """(the distinct prose words of ``line``, lower-cased; the number of names in it); nothing for a printed line
-    of code (a ``markdown`` piece is never code: ``#`` opens a heading there)."""
+def text_words(line: str, markdown: bool = False) -> set[str]:
+    """The distinct prose words of ``line``, lower-cased; none for a printed line of code (a ``markdown`` piece is
+    never code: ``#`` opens a heading there)."""
     if not markdown and _CODE_LINE.match(line):
-        return set(), 0
-    bare = _VALUES.sub(" ", line)
-    prose = {w.lower() for w in _PROSE_WORD.findall(_NAME.sub(" ", bare))} - _CONSTANTS
-    return prose, len(_NAME.findall(bare))
+        return set()
+    return {w.lower() for w in _PROSE_WORD.findall(_NAME.sub(" ", _VALUES.sub(" ", line)))} - _CONSTANTS
 
 
 def is_text(line: str) -> bool:
     """A line shorter than :data:`MIN_WORDS` words that still reads as text (:data:`MIN_PROSE_WORDS`)."""
-    prose, names = text_words(line)
+    prose = text_words(line)
     if _COLUMNS.search(line.strip()):
         return len(prose) >= 1
-    return len(prose) >= MIN_PROSE_WORDS - 1 and len(prose) + names >= MIN_PROSE_WORDS
+    return len(prose) >= MIN_PROSE_WORDS
 
 
 def is_sentence(line: str, common: frozenset[str] = frozenset()) -> bool:
@@ -459,7 +458,7 @@ def displayed_pieces(book: Path) -> list[tuple[int, str]]:
                 out += [
                     (index, p)
                     for p in pieces
-                    if text_words(p, markdown=True)[0] and _translate_message(p, "zh_CN") is None
+                    if text_words(p, markdown=True) and _translate_message(p, "zh_CN") is None
                 ]
     return out
 

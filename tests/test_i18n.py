@@ -480,7 +480,8 @@ def test_in_chinese_stdout_translates_whole_lines_as_they_are_printed(capsys):
         ("            if self.sliding_window is None or self.is_sliding:", False),  # code
         ("                cos, sin = position_embeddings", False),
         ("layer_types: ['sliding', 'sliding', 'full']", False),  # quoted values are not words
-        ("round trip: True", False),  # two words
+        ("bucket 31: distances 113..∞", True),  # two prose words
+        ("Q4_1 d = 0.12683105  m = -0.73046875", False),  # a name and symbols
     ],
 )
 def test_short_printed_lines_are_extracted_when_they_read_as_text(line, is_text):
