@@ -37,6 +37,11 @@ PANEL_CELLS_ONLY: dict[str, str] = {
 }
 
 
+_stale = [stem for stem in PANEL_CELLS_ONLY if not (ROOT / "notebooks" / f"{stem}.ipynb").exists()]
+if _stale:
+    raise ValueError(f"PANEL_CELLS_ONLY: no notebook notebooks/<stem>.ipynb for {_stale}; remove the entry")
+
+
 def has_panel(cell: nbformat.NotebookNode) -> bool:
     """Does a code cell's committed output hold a widget view (a panel)?"""
     return cell.cell_type == "code" and any(WIDGET_VIEW in o.get("data", {}) for o in cell.get("outputs", []))
@@ -70,6 +75,11 @@ def cells_to_run(nb_path, nb: nbformat.NotebookNode) -> list[int] | None:
     """The code cells the browser test runs in this notebook, or None for all of them (Run All)."""
     if nb_path.stem not in PANEL_CELLS_ONLY:
         return None
+    if not any(has_panel(c) for c in nb.cells):
+        raise ValueError(
+            f"{nb_path}: listed in PANEL_CELLS_ONLY (run only the cells its panels need), but none of its cells "
+            "stored a widget panel: remove the entry (Run All) or re-run the notebook"
+        )
     return panel_cells(nb)
 
 
