@@ -39,7 +39,17 @@ def _panels():
     import numpy as np
 
     from helpers.sinusoidal import sinusoidal_table
-    from helpers.widgets import blindness, extension, learned, modern, position_2026, rope, score_biases, sinusoidal
+    from helpers.widgets import (
+        blindness,
+        extension,
+        lab,
+        learned,
+        modern,
+        position_2026,
+        rope,
+        score_biases,
+        sinusoidal,
+    )
 
     table = np.random.default_rng(0).normal(scale=0.02, size=(64, 32))  # (max_seq_len, d_model), like notebook 03
     return [
@@ -56,6 +66,7 @@ def _panels():
         ("05", "ntk", extension.ntk_panel),
         ("05", "yarn", extension.yarn_panel),
         ("05", "methods", extension.methods_panel),
+        ("05b", "lab run", lab.lab_panel),
         ("06", "buckets", score_biases.bucket_panel),
         ("06", "alibi", score_biases.alibi_panel),
         ("08", "fraction", modern.fraction_panel),
