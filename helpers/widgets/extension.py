@@ -16,7 +16,7 @@ import ipywidgets as W
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from helpers import scaling
-from helpers.i18n import _
+from helpers.i18n import _, pgettext
 from helpers.methods import method_info
 from helpers.plots import extension as P
 from helpers.plots._style import log_limits, plain_number
@@ -151,7 +151,7 @@ class YarnView(View):
 
     def setup(self, axes):
         self.ramp = P.YarnRamp(axes[0], legend=False)
-        _title(axes[0], "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)")
+        _title(axes[0], pgettext("figure", "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)"))
         self.ratios = P.FrequencyRatios(axes[1])
 
     def update(self, factor, train_len, beta_fast, dim, base):
@@ -163,7 +163,12 @@ class YarnView(View):
         curves = {k: inv for k, (inv, _) in freqs.items()}  # {method key: (D/2,)}
         ax1 = self.ratios.update(curves, theta, factor=factor, highlight="yarn")
         P.ratio_ticks(ax1, YARN_FACTOR_MAX)
-        _title(ax1, f"θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}")
+        _title(
+            ax1,
+            pgettext("figure", "θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}").format(
+                factor=factor, train_len=train_len, beta_fast=beta_fast
+            ),
+        )
         return self.fig
 
     def moving_artists(self):
@@ -231,14 +236,19 @@ class MethodsView(View):
         curves = {k: v[0] for k, v in methods.items() if k != "default"}
         ax0 = self.ratios.update(curves, theta, factor=factor, highlight=highlight)
         P.ratio_ticks(ax0, METHODS_FACTOR_MAX)
-        _title(ax0, f"θ′/θ per pair, s = {factor:g}")
+        _title(ax0, pgettext("figure", "θ′/θ per pair, s = {factor:g}").format(factor=factor))
         shown = {"default": methods["default"], highlight: methods[highlight]}  # plain RoPE and the selected method
         ax1 = self.scores.update(shown, train_len, max(int(factor * train_len), 2), highlight=highlight)
         farthest = int(METHODS_FACTOR_MAX * train_len)
         ax1.set_xlim(*log_limits([1, farthest, train_len]))
         ax1.set_xticks([10.0**k for k in range(int(math.log10(farthest)) + 1)])
         ax1.set_ylim(*SCORE_YLIM)
-        _title(ax1, f"{method_info(highlight).label} vs plain RoPE (black), L = {train_len}")
+        _title(
+            ax1,
+            pgettext("figure", "{method} vs plain RoPE (black), L = {train_len}").format(
+                method=method_info(highlight).label, train_len=train_len
+            ),
+        )
         return self.fig
 
     def moving_artists(self):
