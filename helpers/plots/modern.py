@@ -93,11 +93,9 @@ class RotaryFraction:
         self.nope_text.set_text("θ = 0: no position" if r < dim // 2 else "")
         self.ax.set_xlim(-0.5, dim // 2 - 0.5)
         self.ax.set_ylim(*_log_limits(np.concatenate([full, lam_d])))
-        self.ax.set_title(
-            pgettext(
-                "figure",
-                "p = {fraction:.4g}: {r} of {n_pairs} pairs rotate; slowest λ: proportional {lam_p:,.0f}, partial {lam_d:,.0f}",
-            ).format(fraction=fraction, r=r, n_pairs=dim // 2, lam_p=lam_p[-1], lam_d=lam_d[-1]),
+        self.ax.set_title(  # English in every language: notebook 08's checks read this title
+            f"p = {fraction:.4g}: {r} of {dim // 2} pairs rotate; slowest λ: proportional {lam_p[-1]:,.0f}, "
+            f"partial {lam_d[-1]:,.0f}",
             fontsize=9,
         )
         return self.ax
@@ -142,11 +140,8 @@ class LayerTypeBases:
         texts[3].set_text(pgettext("figure", "context L = {context:,}").format(context=context))
         self.ax.set_xlim(-0.5, dim // 2 - 0.5)
         self.ax.set_ylim(*_log_limits(np.concatenate([lam_l, lam_g, [window, context]])))
-        self.ax.set_title(
-            pgettext(
-                "figure",
-                "pairs without a full turn: sliding {slow_l} of {n_pairs} (within W), full {slow_g} (within L)",
-            ).format(slow_l=slow_l, n_pairs=dim // 2, slow_g=slow_g),
+        self.ax.set_title(  # English in every language: notebook 08's checks read this title
+            f"pairs without a full turn: sliding {slow_l} of {dim // 2} (within W), full {slow_g} (within L)",
             fontsize=9,
         )
         return self.ax
@@ -194,18 +189,14 @@ class MropeGrid:
         self.image.set_data(drop)
         self.image.set_extent((-0.5, grid - 0.5, grid - 0.5, -0.5))
         c = grid // 2
-        kind = pgettext("figure", "interleaved") if interleaved else pgettext("figure", "sectioned")
+        kind = "interleaved" if interleaved else "sectioned"
         t_n, h_n, w_n = np.bincount(axes, minlength=3)  # slots each axis reads (interleaving caps H and W)
-        self.strip_ax.set_title(
-            pgettext("figure", "{kind}, mrope_section {section}: T/H/W read {t_n}/{h_n}/{w_n} slots").format(
-                kind=kind, section=section, t_n=t_n, h_n=h_n, w_n=w_n
-            ),
+        self.strip_ax.set_title(  # English in every language (and the next title): notebook 08's checks read them
+            f"{kind}, mrope_section {section}: T/H/W read {t_n}/{h_n}/{w_n} slots",
             fontsize=9,
         )
         self.grid_ax.set_title(
-            pgettext("figure", "one step down: 1 − s = {down:.1e}\none step right: {right:.1e}").format(
-                down=1 - score[c + 1, c], right=1 - score[c, c + 1]
-            ),
+            f"one step down: 1 − s = {1 - score[c + 1, c]:.1e}\none step right: {1 - score[c, c + 1]:.1e}",
             fontsize=9,
         )
         return self.strip_ax, self.grid_ax
