@@ -90,7 +90,7 @@ class RotaryFraction:
         self.nope.set_width(dim // 2 - r)
         self.nope.set_visible(r < dim // 2)
         self.nope_text.set_position((r + 0.5, 0.04))
-        self.nope_text.set_text("θ = 0: no position" if r < dim // 2 else "")
+        self.nope_text.set_text(pgettext("figure", "θ = 0: no position") if r < dim // 2 else "")
         self.ax.set_xlim(-0.5, dim // 2 - 0.5)
         self.ax.set_ylim(*_log_limits(np.concatenate([full, lam_d])))
         self.ax.set_title(  # English in every language: notebook 08's checks read this title
