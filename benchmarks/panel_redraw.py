@@ -11,13 +11,15 @@ With ``--compare`` each panel is built three times: on the code path before issu
 blitting but Agg's own text drawing and PIL's PNG encoder (``PE_PANEL_RASTER=plain``: only the moving artists
 redrawn on a cached background, the frame handed to an Image widget), and on the current path (the same, text drawn
 from cached glyph layouts and bitmaps and the PNG from cached bands, ``helpers/widgets/_common.py``); their moves
-alternate, so all three are measured under the same load; the table gives them side by side.
+alternate, so all three are measured under the same load; the table gives them side by side. Each control goes back and
+forth between two values, or with ``--drag`` through successive new values as a drag does (the caches then meet new
+strings and new glyph positions on every move).
 
 With ``--png`` it measures instead, on each panel's first frame, PIL's PNG encoder (zlib level 1, what the panels
 used before) against the toolkit's (``png_of_rgba``): bytes, encoding time (whole frame, and a frame whose bands
 are all cached) and decoding time (PIL's, a proxy for the browser's).
 
-Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...] [--compare | --png]``
+Usage: ``python benchmarks/panel_redraw.py [--repeats 12] [--chapters 01 02 ...] [--compare [--drag] | --png]``
 """
 
 from __future__ import annotations
@@ -138,15 +140,44 @@ def time_control(control, repeats: int, warmup: int = 2) -> tuple[float, float]:
     return 1000 * statistics.median(wall), 1000 * statistics.median(cpu)
 
 
-def time_pair(*controls, repeats: int, warmup: int = 2) -> list[tuple[float, float]]:
-    """(wall, CPU) medians in ms of controls moved in turn (first, second, ..., first, ...): the same load."""
-    values = [(c.value, _other_value(c)) for c in controls]
+def _drag(control, n: int) -> list:
+    """``n`` values a drag visits from the control's value: one step at a time, turning back at either end of its
+    range (options and checkboxes: the next one, cyclically)."""
+    if hasattr(control, "options") or isinstance(control.value, bool):
+        values = [control.value]
+        for _ in range(n):
+            if isinstance(control.value, bool):
+                values.append(not values[-1])
+            else:
+                options = [o[1] if isinstance(o, tuple) else o for o in control.options]
+                values.append(options[(options.index(values[-1]) + 1) % len(options)])
+        return values[1:]
+    log = hasattr(control, "base")
+    value = __import__("math").log(control.value, control.base) if log else control.value
+    direction, values = 1, []
+    for _ in range(n):
+        if not control.min <= value + direction * control.step <= control.max:
+            direction = -direction
+        value += direction * control.step
+        values.append(control.base**value if log else value)
+    return values
+
+
+def time_pair(*controls, repeats: int, warmup: int = 2, drag: bool = False) -> list[tuple[float, float]]:
+    """(wall, CPU) medians in ms of controls moved in turn (first, second, ..., first, ...): the same load.
+
+    Each control goes back and forth between two values, or with ``drag`` through new values as a drag does (new
+    strings to lay out, new curves)."""
+    if drag:
+        values = [_drag(c, warmup + repeats) for c in controls]
+    else:
+        values = [[_other_value(c), c.value] * (warmup + repeats) for c in controls]
     times = [([], []) for _ in controls]
     with contextlib.redirect_stdout(io.StringIO()):
         for k in range(warmup + repeats):
             for j, control in enumerate(controls):
                 start, start_cpu = time.perf_counter(), time.process_time()
-                control.value = values[j][1] if k % 2 == 0 else values[j][0]
+                control.value = values[j][k]
                 wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
                 if k >= warmup:
                     times[j][0].append(wall)
@@ -160,6 +191,7 @@ def main(argv=None) -> list[tuple]:
     parser.add_argument("--chapters", nargs="*", default=None)
     parser.add_argument("--compare", action="store_true", help="the code paths before issue 36 against the current")
     parser.add_argument("--png", action="store_true", help="PIL's PNG encoder against the toolkit's, per panel")
+    parser.add_argument("--drag", action="store_true", help="with --compare: every move to a value not seen before")
     args = parser.parse_args(argv)
     if args.png:
         return compare_png(args.chapters, args.repeats)
@@ -179,7 +211,7 @@ def main(argv=None) -> list[tuple]:
         if args.compare:
             paths = [_controls(_build(make, env)) for env in (BEFORE, BLIT_PLAIN, AFTER)]
             for before, plain, after in zip(*paths, strict=True):
-                (wb, cb), (wp, cp), (wa, ca) = time_pair(before, plain, after, repeats=args.repeats)
+                (wb, cb), (wp, cp), (wa, ca) = time_pair(before, plain, after, repeats=args.repeats, drag=args.drag)
                 rows.append((chapter, name, after.description, wb, cb, wp, cp, wa, ca))
                 print(
                     f"| {chapter} | {name} | {after.description} | {wb:.0f} → {wp:.0f} → {wa:.0f} | "

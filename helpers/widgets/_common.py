@@ -435,8 +435,10 @@ _TEXT_LAYOUTS: dict = {}  # Text._get_layout's results by everything they depend
 def _text_layout_key(text: Text, renderer) -> tuple | None:
     """Everything ``Text._get_layout`` (matplotlib 3.11) reads: the string, font, line spacing, alignments, rotation
     and dpi; the renderer only through its kind and dpi (Agg's text metrics). None where it reads more (wrapped text
-    depends on the figure, TeX on its own tools, a rotation that follows the transform on the position)."""
-    if text.get_wrap() or text.get_usetex() or text.get_transform_rotates_text():
+    depends on the figure, TeX on its own tools, a rotation that follows the transform on the position; a text
+    removed from its figure)."""
+    figure = text.get_figure(root=True)
+    if figure is None or text.get_wrap() or text.get_usetex() or text.get_transform_rotates_text():
         return None
     prop = text.get_fontproperties()
     font = (tuple(prop.get_family()), prop.get_style(), prop.get_variant(), prop.get_weight(), prop.get_stretch())
@@ -444,7 +446,7 @@ def _text_layout_key(text: Text, renderer) -> tuple | None:
     return (
         type(renderer),
         renderer.dpi,
-        text.get_figure(root=True).dpi,
+        figure.dpi,
         text.get_text(),
         text.get_parse_math(),
         font,
