@@ -166,7 +166,9 @@ class MropeGrid:
     def __init__(self, axes):
         self.strip_ax, self.grid_ax = axes
         self.strip = self.strip_ax.imshow(np.ones((3, 2, 3)), aspect="auto", interpolation="nearest")
-        self.strip_ax.set_yticks([0, 1, 2], ["temporal", "height", "width"])
+        self.strip_ax.set_yticks(
+            [0, 1, 2], [pgettext("figure", "temporal"), pgettext("figure", "height"), pgettext("figure", "width")]
+        )
         for tick, color in zip(self.strip_ax.get_yticklabels(), _AXIS_COLORS, strict=True):
             tick.set_color(color)
         label(self.strip_ax, xlabel=pgettext("figure", "frequency slot i (fast → slow)"), ylabel="")
