@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import hashlib
 import html
 import json
 import re
@@ -839,6 +840,62 @@ def zh_code_cell(cell: dict, is_setup: bool) -> dict:
     return cell
 
 
+# ----------------------------------------------------------------------------------------------- figures
+#: Output metadata key of a figure drawn by a Chinese run: the SHA-256 of the English figure (image/png) it replaces.
+ZH_IMAGE_KEY = "zh_image_of"
+
+
+def image_hash(png) -> str:
+    """SHA-256 of a stored image/png (base64 text, or a list of its lines)."""
+    return hashlib.sha256("".join(png).encode("ascii") if isinstance(png, list) else png.encode("ascii")).hexdigest()
+
+
+def image_outputs(cell: dict) -> list[dict]:
+    """The outputs of a code cell that show a figure (image/png), in order."""
+    return [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+
+
+def with_zh_images(cell: dict, english: dict, executed: dict | None, committed: dict | None) -> dict:
+    """``cell`` (the Chinese notebook's code cell, built from ``english``) with each figure drawn by a Chinese run.
+
+    Figures are pixels the build cannot translate: a Chinese run draws them (its figure text in Chinese). The k-th
+    figure of ``executed`` (the cell of a Chinese notebook just executed, ``build --images-from``) is taken when it has
+    as many figures as ``english``; else the committed Chinese notebook's, kept while it was drawn from the same
+    English figure (its :data:`ZH_IMAGE_KEY`, the English image's hash); else the English figure stays. A taken
+    figure carries the hash of the English one it replaces, so a changed English figure drops it."""
+    shown = image_outputs(cell)
+    if not shown:
+        return cell
+    hashes = [image_hash(o["data"]["image/png"]) for o in image_outputs(english)]
+    fresh = image_outputs(executed) if executed is not None else []
+    kept = image_outputs(committed) if committed is not None else []
+    for k, out in enumerate(shown):
+        png = None
+        if len(fresh) == len(shown):
+            png = fresh[k]["data"]["image/png"]
+        elif len(kept) == len(shown) and kept[k].get("metadata", {}).get(ZH_IMAGE_KEY) == hashes[k]:
+            png = kept[k]["data"]["image/png"]
+        if png is not None:
+            out["data"]["image/png"] = png
+            out.setdefault("metadata", {})[ZH_IMAGE_KEY] = hashes[k]
+    return cell
+
+
+def english_images(cell: dict, english: dict) -> dict:
+    """A Chinese code cell with its Chinese-run figures back to the English ones they replace (checked by hash):
+    what :func:`check_code_identical` compares. A figure whose hash is not the English figure's stays as it is (and
+    the comparison then fails)."""
+    cell = json.loads(json.dumps(cell))
+    theirs = image_outputs(english)
+    mine = image_outputs(cell)
+    for out, en in zip(mine, theirs, strict=False) if len(mine) == len(theirs) else ():
+        meta = out.get("metadata", {})
+        if meta.get(ZH_IMAGE_KEY) == image_hash(en["data"]["image/png"]):
+            out["data"]["image/png"] = en["data"]["image/png"]
+            del meta[ZH_IMAGE_KEY]
+    return cell
+
+
 def anchor_map(ch: Chapter) -> dict[str, str]:
     """English heading anchor -> the shown (Chinese) heading's anchor, heading by heading within each cell."""
     out = {}
@@ -850,9 +907,13 @@ def anchor_map(ch: Chapter) -> dict[str, str]:
     return out
 
 
-def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: bool = True) -> dict[Path, str]:
+def build_all(
+    paths: Paths = DEFAULT, allow_incomplete: bool = False, write: bool = True, images_from: Path | None = None
+) -> dict[Path, str]:
     """{Chinese notebook path: its text}. Refuses (IncompleteCatalog) on an untranslated or fuzzy entry unless
-    ``allow_incomplete`` (then the English cell is shown, its first line a note saying so)."""
+    ``allow_incomplete`` (then the English cell is shown, its first line a note saying so). Figures: drawn by a
+    Chinese run (:func:`with_zh_images`), from the executed Chinese notebooks in ``images_from`` (same file names)
+    or kept from the committed Chinese notebooks."""
     chapters = [load_chapter(b, paths) for b in english_notebooks(paths)]
     if not allow_incomplete:
         bad = [(paths.catalog(c.book), c.counts()) for c in chapters if any(c.counts().values())]
@@ -874,12 +935,28 @@ def build_all(paths: Paths = DEFAULT, allow_incomplete: bool = False, write: boo
                 text = FALLBACK_NOTE[why] + "\n\n" + text
             nb["cells"][index]["source"] = text.splitlines(keepends=True)
         nb["cells"] = [zh_code_cell(cell, i == setup_index(nb)) for i, cell in enumerate(nb["cells"])]
+        runs = [_cells_of(d / c.book.name, len(nb["cells"])) for d in (images_from, paths.zh) if d is not None]
+        executed, committed = (runs if images_from is not None else [None, *runs])[:2]
+        nb["cells"] = [
+            with_zh_images(cell, c.nb["cells"][i], executed and executed[i], committed and committed[i])
+            if cell["cell_type"] == "code"
+            else cell
+            for i, cell in enumerate(nb["cells"])
+        ]
         out[paths.zh / c.book.name] = dump_notebook(nb)
     if write:
         paths.zh.mkdir(parents=True, exist_ok=True)
         for path, text in out.items():
             path.write_text(text, encoding="utf-8")
     return out
+
+
+def _cells_of(path: Path, n_cells: int) -> list[dict] | None:
+    """The cells of the notebook at ``path`` when it exists and has ``n_cells`` cells (else None: no figure from it)."""
+    if not path.exists():
+        return None
+    cells = read_notebook(path)["cells"]
+    return cells if len(cells) == n_cells else None
 
 
 # ----------------------------------------------------------------------------------------------- checks
@@ -1091,7 +1168,9 @@ def check_catalog(book: Path, paths: Paths = DEFAULT, glossary=None) -> list[Pro
 def check_code_identical(book: Path, zh: Path) -> list[Problem]:
     """(a) every cell of the Chinese notebook but the markdown sources equals the English one, byte for byte,
     except the two things :func:`zh_code_cell` changes: the setup cell's one added line, and printed lines that a
-    catalog entry translates (helpers.i18n.translate_line, the function a Chinese run prints with)."""
+    catalog entry translates (helpers.i18n.translate_line, the function a Chinese run prints with). And figures:
+    an image a Chinese run drew (its figure text in Chinese, pixels no catalog entry can map) is accepted only in
+    place of the English image whose hash it carries (:func:`english_images`, :func:`with_zh_images`)."""
     if not zh.exists():
         return [Problem(zh.name, None, kind="build", what=f"{zh} missing: run `python scripts/i18n.py build`")]
     en_nb, zh_nb = read_notebook(book), read_notebook(zh)
@@ -1106,6 +1185,8 @@ def check_code_identical(book: Path, zh: Path) -> list[Problem]:
         ]
     setup = setup_index(en_nb)
     for i, (a, b) in enumerate(zip(en_nb["cells"], zh_nb["cells"], strict=True)):
+        if b["cell_type"] == "code":  # figures drawn by a Chinese run: compared as the English figure they replace
+            b = english_images(b, a)
         a = zh_code_cell(a, i == setup)
         if a["cell_type"] == "markdown" and b["cell_type"] == "markdown":
             a, b = {k: v for k, v in a.items() if k != "source"}, {k: v for k, v in b.items() if k != "source"}
@@ -1217,6 +1298,9 @@ def main(argv: list[str] | None = None) -> int:
     p_build = sub.add_parser("build", help="write notebooks/zh/ from the English notebooks and the catalogs")
     p_build.add_argument("--allow-incomplete", action="store_true",
                          help="show untranslated/fuzzy cells in English (marked) instead of refusing")  # fmt: skip
+    p_build.add_argument("--images-from", type=Path, metavar="DIR",
+                         help="take the figures from these executed Chinese notebooks (python scripts/zh_share.py "
+                              "record --keep DIR)")  # fmt: skip
     p_check = sub.add_parser("check", help="report every problem of the catalogs and the Chinese notebooks")
     p_check.add_argument(
         "--catalog", metavar="NAME", help="check one catalog only (complete, current, glossary, invariants)"
@@ -1241,7 +1325,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         write_mo_files()
         try:
-            out = build_all(allow_incomplete=args.allow_incomplete)
+            if args.images_from is not None and not args.images_from.is_dir():
+                parser.error(f"--images-from: {args.images_from} is not a directory")
+            out = build_all(allow_incomplete=args.allow_incomplete, images_from=args.images_from)
         except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1

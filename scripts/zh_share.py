@@ -212,8 +212,10 @@ RECORDER = textwrap.dedent(
 )
 
 
-def record(names: list[str], record_path: Path = RECORD, timeout: int = 600) -> None:
-    """Run the Chinese notebooks ``names`` (default: all) once with the recorder; store their texts in the record."""
+def record(names: list[str], record_path: Path = RECORD, timeout: int = 600, keep: Path | None = None) -> None:
+    """Run the Chinese notebooks ``names`` (default: all) once with the recorder; store their texts in the record.
+    ``keep``: a directory to write the executed notebooks to (their figures drawn in Chinese: ``scripts/i18n.py
+    build --images-from`` takes them)."""
     import nbformat
     from nbexec import run_notebook
 
@@ -227,7 +229,10 @@ def record(names: list[str], record_path: Path = RECORD, timeout: int = 600) -> 
             log = Path(tmp) / "texts.jsonl"
             env = {**os.environ, "IPYTHONDIR": str(Path(tmp) / "ipython"), "ZH_SHARE_RECORD": str(log)}
             nb = nbformat.read(path, as_version=4)
-            run_notebook(nb, name=path.name, cwd=path.parent, kernel_env=env, cell_timeout=timeout)
+            executed = run_notebook(nb, name=path.name, cwd=path.parent, kernel_env=env, cell_timeout=timeout)
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                nbformat.write(executed, keep / path.name)
             code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
             cells: dict[str, list[dict]] = {}
             for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
@@ -247,10 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     rec = sub.add_parser("record", help="run the zh notebooks once and store their figure and widget texts")
     rec.add_argument("notebooks", nargs="*", help="NN_name of the notebooks (default: all)")
     rec.add_argument("--timeout", type=int, default=600, help="seconds a cell may run (default: 600)")
+    rec.add_argument("--keep", type=Path, help="write the executed notebooks to this directory")
     sub.add_parser("measure", help="the share of Chinese rows per zh notebook")
     args = parser.parse_args(argv)
     if args.command == "record":
-        record(args.notebooks, timeout=args.timeout)
+        record(args.notebooks, timeout=args.timeout, keep=args.keep)
         return 0
     results = measure()
     recorded = set(json.loads(RECORD.read_text(encoding="utf-8"))) if RECORD.exists() else set()

@@ -556,3 +556,22 @@ def test_widget_labels_are_chinese_when_built_in_chinese(module, factory, args, 
     assert chinese == tuple([catalog.gettext(e) for e in part] for part in english)
     assert all(CJK.search(d) or d in KEPT_LABELS for d in chinese[0]), chinese[0]
     assert _panel_labels(module, factory, args, monkeypatch) == english
+
+
+def test_a_zh_figure_stands_only_for_the_english_figure_it_was_drawn_from():
+    """Figures are the one output no catalog entry maps: a Chinese run draws them (build --images-from). Each one
+    carries the hash of the English image it replaces; the check puts the English image back before comparing, and
+    a changed English figure drops the Chinese one at the next build."""
+
+    def cell(png):
+        return {"cell_type": "code", "source": [], "metadata": {}, "execution_count": 1,
+                "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": png}}]}  # fmt: skip
+
+    english, executed = cell("AAAA"), cell("BBBB")
+    zh = i18n.with_zh_images(i18n.zh_code_cell(english, False), english, executed, None)
+    assert zh["outputs"][0]["data"]["image/png"] == "BBBB"
+    assert i18n.english_images(zh, english) == i18n.zh_code_cell(english, False)
+    assert i18n.with_zh_images(i18n.zh_code_cell(english, False), english, None, zh) == zh  # kept by the next build
+    changed = cell("CCCC")
+    assert i18n.with_zh_images(i18n.zh_code_cell(changed, False), changed, None, zh) == changed  # dropped
+    assert i18n.english_images(zh, changed) != i18n.zh_code_cell(changed, False)  # the check fails on a stale one
