@@ -307,7 +307,8 @@ def _pil_png(canvas: FigureCanvasAgg) -> bytes:
     return buf.getvalue()
 
 
-#: The glyph bitmaps and text layouts the panels' renderers keep (:class:`GlyphCacheRenderer`), shared by all panels.
+#: The glyph bitmaps ({face: {glyph and phase: bitmap}}) and text layouts the panels' renderers keep
+#: (:class:`GlyphCacheRenderer`), shared by all panels.
 _GLYPHS: dict = {}
 _LAYOUTS: dict = {}
 #: Entries kept at most in each cache (then it starts again empty): ~10⁵ glyph bitmaps are a few tens of MB.
@@ -373,11 +374,16 @@ class GlyphCacheRenderer(RendererAgg):
         cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
         antialiased = gc.get_antialiased()
         height = self.height
+        face = (size, self.dpi, angle, flags, antialiased)  # what every glyph of this string shares
+        bitmaps = _GLYPHS.get(face)
+        if bitmaps is None or len(bitmaps) >= GLYPH_CACHE_SIZE:
+            bitmaps = _GLYPHS[face] = {}
+        draw_text_image, top_row = self._renderer.draw_text_image, int(height)
         for font, glyph_index, dx, dy in glyphs:  # dx, dy: the glyph's pen position in pixels (dy upwards)
             px = round(0x40 * (x + dx * cos - dy * sin))  # 26.6 fixed point; FreeType's y is upwards
             py = round(0x40 * (height - y + dx * sin + dy * cos))
-            key = (font, size, self.dpi, glyph_index, angle, flags, antialiased, px & 0x3F, py & 0x3F)
-            cached = _GLYPHS.get(key)
+            key = (font, glyph_index, px & 0x3F, py & 0x3F)
+            cached = bitmaps.get(key)
             if cached is None:
                 font.set_size(size, self.dpi)
                 matrix = (0x10000 * np.array([[cos, -sin], [sin, cos]])).round().astype(int)
@@ -386,12 +392,10 @@ class GlyphCacheRenderer(RendererAgg):
                 buffer = np.array(bitmap.buffer)  # (rows, columns) coverage, a copy the cache owns
                 if not antialiased:
                     buffer *= 0xFF
-                cached = (buffer, bitmap.left - (px >> 6), bitmap.top - (py >> 6))  # offsets from the whole pixel
-                _store(_GLYPHS, key, cached)
-            buffer, left, top = cached
-            self._renderer.draw_text_image(
-                buffer, left + (px >> 6), int(height) - (top + (py >> 6)) + buffer.shape[0], 0, gc
-            )
+                # offsets from the whole pixel (px >> 6, py >> 6): left column, and bottom row below the top
+                cached = bitmaps[key] = (buffer, bitmap.left - (px >> 6), buffer.shape[0] - bitmap.top + (py >> 6))
+            buffer, left, bottom = cached
+            draw_text_image(buffer, left + (px >> 6), top_row + bottom - (py >> 6), 0, gc)
 
 
 def _font_files(prop) -> list:
