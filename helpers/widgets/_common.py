@@ -657,7 +657,7 @@ class Frames:
         for _, artists in layers[1:]:
             self.moving |= self._above(artists, self.moving)
         canvas = self.fig.canvas
-        if full and not self.plain:
+        if full and not self.plain and _glyph_api():  # the matplotlib whose text and box layout these follow
             _cache_text_layouts(self.fig)
             self.boxes = [box for a in everything for box in a.findobj(OffsetBox)]
         with _offsetbox_layouts_once(() if self.plain else self.boxes):
