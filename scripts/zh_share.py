@@ -173,10 +173,11 @@ RECORDER = textwrap.dedent(
 
 
     def _print_figure_recorded(self, *args, **kwargs):
+        result = _print_figure(self, *args, **kwargs)  # drawn first: tick labels exist only once a figure is drawn
         fig = self.figure
         texts = [t.get_text() for t in fig.findobj(_mt.Text) if t.get_visible() and t.get_text().strip()]
         _record("figure", texts)
-        return _print_figure(self, *args, **kwargs)
+        return result
 
 
     _bb.FigureCanvasBase.print_figure = _print_figure_recorded
