@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from helpers.cjk_font import FONT_FAMILY, cjk_font_path
-from helpers.i18n import on_language_change
+from helpers.i18n import on_language_change, pgettext
 from helpers.real.fetch import FetchError
 
 FIGSIZE = (6.0, 3.2)
@@ -181,6 +181,20 @@ LEGEND_LINE_STYLE = (
     "dash_capstyle",
     "solid_capstyle",
 )
+
+
+def mark_trained_length(ax, context_length: float):
+    """A dashed grey line at the trained length L and its label at the top of the axes; returns (line, text)."""
+    line = ax.axvline(context_length, color="grey", ls="--", lw=1)
+    text = ax.text(
+        context_length,
+        0.98,
+        pgettext("figure", " trained length L"),
+        transform=ax.get_xaxis_transform(),
+        fontsize=7,
+        va="top",
+    )
+    return line, text
 
 
 def log_limits(values, *, margin: float = 0.05) -> tuple[float, float]:

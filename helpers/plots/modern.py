@@ -26,7 +26,7 @@ from matplotlib.ticker import MaxNLocator, NullLocator
 from helpers.i18n import pgettext, pN_
 from helpers.layer_schedules import partial_default_inv_freq, turns_within
 from helpers.mrope import mrope_grid_scores, mrope_slot_axes
-from helpers.plots._style import as_array, label, new_axes
+from helpers.plots._style import as_array, label, mark_trained_length, new_axes
 from helpers.rope import rope_inv_freq, rope_wavelengths
 from helpers.scaling import proportional_inv_freq
 
@@ -373,15 +373,7 @@ class LossByPosition:
         self.ax = ax
         self.lines = {k: ax.plot([0], [0], lw=1.2, label=labels[k], **styles[k])[0] for k in keys}
         self.context_length = context_length
-        self.context = ax.axvline(context_length, color="grey", ls="--", lw=1)
-        self.context_text = ax.text(
-            context_length,
-            0.98,
-            pgettext("figure", " trained length L"),
-            transform=ax.get_xaxis_transform(),
-            fontsize=7,
-            va="top",
-        )
+        self.context, self.context_text = mark_trained_length(ax, context_length)
         label(
             ax, xlabel=pgettext("figure", "query position (tokens)"), ylabel=pgettext("figure", "loss (nats per token)")
         )

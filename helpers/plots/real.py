@@ -14,7 +14,7 @@ import helpers.scaling  # noqa: F401  registers the scaling methods' labels and 
 from helpers.i18n import pgettext, pN_
 from helpers.methods import method_style
 from helpers.plots._style import label as _label
-from helpers.plots._style import new_axes
+from helpers.plots._style import mark_trained_length, new_axes
 
 __all__ = [
     "curve_label",
@@ -142,15 +142,7 @@ def plot_loss_by_position(
         ax.plot(np.asarray(x, dtype=np.float64), y, lw=1.2, **_style(name))
     x_max = max((float(np.nanmax(np.asarray(x, dtype=np.float64))) for x, _ in curves.values() if len(x)), default=0.0)
     if context_length <= x_max:  # mark L only where the curves reach it (a text outside the axes grows the figure)
-        ax.axvline(context_length, color="grey", ls="--", lw=1)
-        ax.text(
-            context_length,
-            0.98,
-            pgettext("figure", " trained length L"),
-            transform=ax.get_xaxis_transform(),
-            fontsize=7,
-            va="top",
-        )
+        mark_trained_length(ax, context_length)
     if ylim is not None:
         ax.set_ylim(*ylim)
     if curves:
