@@ -26,6 +26,21 @@ which a Chinese notebook differs from its English one). Any other value is refus
   (:func:`translate_markdown`); in Chinese, :func:`set_language` registers it with IPython's ``text/markdown``
   formatter for :class:`IPython.display.Markdown`, and the build translates stored ``text/markdown`` outputs with it.
 
+* Figure and widget text that a notebook's *own code* writes (``ax.set_title(f"tiny (L = {L}): ...")``, a legend
+  label from a registry, a dropdown's options) cannot be marked in that code: the Chinese notebooks' code cells are
+  the English bytes. :func:`figure_text` translates such a text at run time: the package's ``figure`` context
+  (``pgettext("figure", ...)``) first, then the catalog of figure and widget texts (domain ``figures``,
+  ``i18n/zh_CN/figures.po``), exact or as a template with its numbers as ``{0}``, ``{1}``... as printed lines are.
+  ``scripts/i18n.py extract`` takes that catalog's entries from the record of a Chinese run
+  (``scripts/zh_share.py record``: every text each figure and widget showed, with :func:`figure_source`, the
+  English it was translated from), and ``check`` fails on a recorded English text without a translation. Two
+  switches apply it, both on only while the language is not English, and both taken off by
+  ``set_language("en")``: :mod:`helpers.plots._style` (a hook of :func:`on_language_change`) makes matplotlib's
+  ``Text.set_text`` pass every string through :func:`figure_text` (titles, labels, legends, annotations; the
+  artists that hold the English, a line's legend label, keep it), and here ipywidgets' widget-construction
+  callback (:func:`_install_widgets`) translates each new widget's description, option labels (never the values)
+  and a Label's text, and again whenever its code sets them.
+
 This module imports nothing of the course (it sits below everything that prints).
 """
 
@@ -37,6 +52,7 @@ import os
 import re
 import string
 import sys
+import unicodedata
 from pathlib import Path
 
 __all__ = [
@@ -59,6 +75,10 @@ __all__ = [
     "markdown_pieces",
     "translate_markdown",
     "answer_forms",
+    "figure_text",
+    "figure_source",
+    "display_width",
+    "WideText",
 ]
 
 #: Languages of the course: code -> name. "en" is the source language (no catalog).
@@ -67,6 +87,7 @@ LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 ENV_VAR = "PE_COURSE_LANG"
 DOMAIN = "helpers"
 OUTPUTS_DOMAIN = "outputs"
+FIGURES_DOMAIN = "figures"
 #: A number in printed text or prose: ASCII-bounded digits with optional sign (U+2212 or '-' glued to the digits and
 #: not after a letter/digit), thousands groups (1,024), decimals (0.983), exponent (1e-4), superscript digits
 #: (10⁴, 2⁻¹), then an optional unit letter (2L, 8k, 135M, 7B) or times sign (2.14x) and an optional %. Digits glued to other letters
@@ -106,10 +127,20 @@ def output_translation(language: str) -> gettext.NullTranslations:
     return gettext.translation(OUTPUTS_DOMAIN, localedir=str(LOCALE_DIR), languages=[language])
 
 
+@functools.cache
+def figures_translation(language: str) -> gettext.NullTranslations:
+    """The compiled catalog of figure and widget texts written in notebook code (domain ``figures``)."""
+    if _checked(language) == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(FIGURES_DOMAIN, localedir=str(LOCALE_DIR), languages=[language])
+
+
 def clear_translation_caches() -> None:
     """Forget the loaded catalogs (after ``scripts/i18n.py build`` has compiled new ones)."""
     translation.cache_clear()
     output_translation.cache_clear()
+    figures_translation.cache_clear()
+    _figure_text.cache_clear()
     _message_templates.cache_clear()
 
 
@@ -118,9 +149,11 @@ def set_language(language: str) -> None:
     global _language
     translation(_checked(language))  # load first: a missing catalog leaves the language unchanged
     output_translation(language)
+    figures_translation(language)
     _language = language
     _install_stdout(language != "en")
     _install_markdown(language != "en")
+    _install_widgets(language != "en")
     for hook in _hooks:
         hook(language)
 
@@ -162,12 +195,136 @@ def pgettext(context: str, message: str) -> str:
     return translation(_language).pgettext(context, message) if _language != "en" else message
 
 
+#: Earlier translations of answer words, still accepted when a learner types them: English word -> forms.
+EARLIER_ANSWER_FORMS = {"above": ("上方",), "below": ("下方",)}
+
+
 def answer_forms(word: str) -> set[str]:
-    """Every language's form of an answer a learner may type (``pgettext("answer", word)``), lower-cased: a
-    prediction may be given in either language whatever the course's language."""
-    return {word.strip().lower()} | {
-        translation(lang).pgettext("answer", word).strip().lower() for lang in LANGUAGES if lang != "en"
-    }
+    """Every language's form of an answer a learner may type (``pgettext("answer", word)``, and an earlier
+    translation, :data:`EARLIER_ANSWER_FORMS`), lower-cased: a prediction may be given in either language whatever
+    the course's language."""
+    return (
+        {word.strip().lower()}
+        | {translation(lang).pgettext("answer", word).strip().lower() for lang in LANGUAGES if lang != "en"}
+        | set(EARLIER_ANSWER_FORMS.get(word.strip().lower(), ()))
+    )
+
+
+# ----------------------------------------------------------------------------------------- figure and widget text
+_LETTERS = re.compile(r"[A-Za-z]{2}")
+#: Shown text -> the English it was translated from, for every text :func:`figure_text` changed in this process.
+_FIGURE_SOURCES: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=8192)
+def _figure_text(text: str, language: str) -> str:
+    if language == "en" or not _LETTERS.search(text):
+        return text
+    found = translation(language).pgettext("figure", text)
+    if found != text:
+        return found
+    catalog = figures_translation(language)
+    found = catalog.gettext(text)
+    if found != text:
+        return found
+    template, numbers = line_template(text)
+    translated = catalog.gettext(template)
+    return translated.format(*numbers) if translated != template else text
+
+
+def figure_text(text, language: str | None = None):
+    """A figure's or widget's English ``text`` in ``language`` (default: the current one): the package's ``figure``
+    context, then the ``figures`` catalog, exact or as a number template (:func:`line_template`); unchanged when
+    nothing covers it, and anything not a string is returned as it is."""
+    language = _checked(language if language is not None else _language)
+    if language == "en" or type(text) is not str:
+        return text
+    shown = _figure_text(text, language)
+    if shown != text:
+        _FIGURE_SOURCES[shown] = text
+    return shown
+
+
+def figure_source(shown: str) -> str:
+    """The English text that :func:`figure_text` translated into ``shown`` in this process (``shown`` itself if
+    none): what the record of a Chinese run stores as the text's source."""
+    return _FIGURE_SOURCES.get(shown, shown)
+
+
+def _translate_trait(widget, name: str) -> None:
+    value = getattr(widget, name, None)
+    shown = figure_text(value)
+    if shown != value:
+        setattr(widget, name, shown)
+
+
+def _translate_options(widget) -> None:
+    """A selection widget's option labels in the language; its values, index and value untouched. Skipped when two
+    labels would read the same (the label would no longer say which option it is)."""
+    labels = tuple(widget._options_labels)
+    shown = tuple(figure_text(label) for label in labels)
+    if shown == labels or len(set(shown)) != len(shown):
+        return
+    widget.set_trait("_options_labels", shown)
+    label = getattr(widget, "label", None)
+    if isinstance(label, str) and label in labels:
+        widget.label = shown[labels.index(label)]
+    elif isinstance(label, tuple) and all(item in labels for item in label):
+        widget.label = tuple(shown[labels.index(item)] for item in label)
+
+
+def _widget_constructed(widget) -> None:
+    """ipywidgets' construction callback in a language other than English: the new widget's description, option
+    labels and Label text translated (:func:`figure_text`) now and whenever its code sets them again."""
+    if _language == "en":
+        return
+    if isinstance(getattr(widget, "description", None), str):
+        _translate_trait(widget, "description")
+        widget.observe(lambda change: _translate_trait(change.owner, "description"), names="description")
+    if hasattr(widget, "_options_labels"):
+        _translate_options(widget)
+        widget.observe(lambda change: _translate_options(change.owner), names="options")
+    if type(widget).__name__ == "Label":
+        _translate_trait(widget, "value")
+        widget.observe(lambda change: _translate_trait(change.owner, "value"), names="value")
+
+
+def _install_widgets(on: bool) -> None:
+    """Register (or remove) :func:`_widget_constructed` as ipywidgets' widget-construction callback; in English
+    ipywidgets is not imported for it."""
+    if not on and "ipywidgets" not in sys.modules:
+        return
+    try:
+        from ipywidgets import Widget
+    except ImportError:  # no widgets installed: nothing to translate
+        return
+    if on:
+        Widget.on_widget_constructed(_widget_constructed)
+    elif Widget._widget_construction_callback is _widget_constructed:
+        Widget.on_widget_constructed(None)
+
+
+# ----------------------------------------------------------------------------------------- table columns
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced output: an East Asian wide or full-width character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+_WIDTH_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>[0-9]+)s?")
+
+
+class WideText(str):
+    """A label that ``format`` pads by display width (:func:`display_width`), not by characters, so that a
+    translated label in a printed table (``f"{label:50s}"``) keeps the columns after it in line. A spec other than
+    fill, alignment and width (``"<50s"``, ``"50"``) is formatted as for any string; for ASCII text both agree."""
+
+    def __format__(self, spec: str) -> str:
+        m = _WIDTH_SPEC.fullmatch(spec)
+        if not spec or m is None:
+            return format(str(self), spec)
+        wide = display_width(self) - len(self)
+        width = max(0, int(m["width"]) - wide)
+        return format(str(self), f"{m['fill'] or ' '}{m['align'] or '<'}{width}")
 
 
 # ----------------------------------------------------------------------------------------- output lines

@@ -15,8 +15,11 @@ translation; code cells, outputs, metadata and cell ids are the English notebook
 function a Chinese run prints with, so a Chinese notebook's stored outputs are what it prints. The package's own
 messages (domain ``helpers``: exercise feedback...) are marked ``_()`` in the code, extracted with Babel into
 ``i18n/zh_CN/helpers.po`` by ``extract`` and compiled to ``helpers/locale/zh_CN/LC_MESSAGES/helpers.mo`` by
-``build``. Links are rewritten so they work from ``notebooks/zh/`` (see :func:`rewrite_target`). ``check``
-verifies all of it (see i18n/README.md).
+``build``. Figure and widget texts that the notebooks' own code writes (titles, legends, dropdown options) are
+translated at run time (``helpers.i18n.figure_text``) from ``i18n/zh_CN/figures.po``, whose entries ``extract`` takes
+from the record of a Chinese run (``scripts/zh_share.py record``), compiled to ``figures.mo`` by ``build``. Links are
+rewritten so they work from ``notebooks/zh/`` (see :func:`rewrite_target`). ``check`` verifies all of it (see
+i18n/README.md), and that no string catalog uses a term variant the glossary refuses.
 
     python scripts/i18n.py extract [NAME ...]        # update catalogs from the English notebooks (and helpers.po)
     python scripts/i18n.py build [--allow-incomplete] # write notebooks/zh/ (and helpers/locale/.../helpers.mo)
@@ -330,6 +333,7 @@ def write_mo_files(paths: Paths = DEFAULT) -> None:
     PACKAGE_MO.parent.mkdir(parents=True, exist_ok=True)
     PACKAGE_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / PACKAGE_CATALOG)))
     OUTPUTS_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / OUTPUTS_CATALOG)))
+    FIGURES_MO.write_bytes(compile_mo(load_catalog(paths.catalogs / FIGURES_CATALOG)))
     clear_translation_caches()
 
 
@@ -578,6 +582,89 @@ def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[s
     return problems, notes
 
 
+# ----------------------------------------------------------------------------------------------- figure texts
+#: Figure and widget texts written by the notebooks' own code (titles, legends, dropdown options): one catalog for all
+#: notebooks (domain "figures", helpers.i18n.figure_text), an entry per text *template* (numbers -> {0}, {1}...), its
+#: occurrences the notebook cells that show it. Taken from the record of a Chinese run (scripts/zh_share.py record:
+#: each shown text with the English it came from), since these strings live in code no extractor can mark.
+FIGURES_CATALOG = "figures.po"
+FIGURES_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "figures.mo"
+SCREEN_RECORD = "screen_texts.json"
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+_MATH_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+
+def needs_figure_entry(source: str) -> bool:
+    """A recorded figure or widget text that the figures catalog must cover: English words (a LaTeX command is not
+    one), no Chinese, and not one of the package's own figure texts (``pgettext("figure", ...)``, in helpers.po)."""
+    from helpers.i18n import translation
+
+    if _CJK.search(source) or not _ENGLISH_WORD.search(_MATH_COMMAND.sub(" ", source)):
+        return False
+    return translation("zh_CN").pgettext("figure", source) == source
+
+
+def recorded_figure_texts(paths: Paths = DEFAULT) -> dict[str, dict[str, list[int]]]:
+    """{notebook file name: {template: cells}} of every English text the record of a Chinese run shows in a figure or
+    a widget (its ``sources``: the English each shown text came from; an older record's ``texts``)."""
+    path = paths.catalogs / SCREEN_RECORD
+    record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    out: dict[str, dict[str, list[int]]] = {}
+    for stem, cells in sorted(record.items()):
+        found = out.setdefault(f"{stem}.ipynb", {})
+        for cell, items in sorted(cells.items(), key=lambda kv: int(kv[0])):
+            for item in items:
+                for source in item.get("sources", item["texts"]):
+                    if source.strip() and needs_figure_entry(source):
+                        where = found.setdefault(line_template(source)[0], [])
+                        if int(cell) not in where:
+                            where.append(int(cell))
+    return out
+
+
+def update_figures_catalog(paths: Paths = DEFAULT) -> polib.POFile:
+    path = paths.catalogs / FIGURES_CATALOG
+    po = merge_outputs_catalog(load_catalog(path), recorded_figure_texts(paths))
+    po.save(str(path))
+    return po
+
+
+def check_figures_catalog(paths: Paths = DEFAULT) -> list[Problem]:
+    """The figures catalog is current with the record, every recorded English figure or widget text has a usable
+    translation with the same numbered fields (a text kept in English has itself as msgstr, on purpose), and
+    figures.mo is the catalog compiled."""
+    path = paths.catalogs / FIGURES_CATALOG
+    po = load_catalog(path)
+    problems = []
+    recorded = recorded_figure_texts(paths)
+    if str(merge_outputs_catalog(po, recorded)) != (path.read_text(encoding="utf-8") if path.exists() else ""):
+        problems.append(Problem(FIGURES_CATALOG, None, kind="current", what=f"not current with {SCREEN_RECORD}: run `python scripts/i18n.py extract`"))  # fmt: skip
+    usable_ids = {e.msgid for e in po if usable(e)}
+    for name, templates in recorded.items():
+        for template, cells in templates.items():
+            if template not in usable_ids:
+                problems.append(Problem(name, cells[0], f"figure or widget text untranslated or fuzzy: {template!r}", "complete"))  # fmt: skip
+    for e in po:
+        if usable(e) and _numbered_fields(e.msgid) != _numbered_fields(e.msgstr):
+            problems.append(Problem(FIGURES_CATALOG, None, f"numbers differ from the English: {e.msgid!r}", "invariant"))  # fmt: skip
+    if not FIGURES_MO.exists() or FIGURES_MO.read_bytes() != compile_mo(po):
+        problems.append(Problem(FIGURES_CATALOG, None, kind="build", what=f"{FIGURES_MO.relative_to(ROOT)} is not its compilation: run `python scripts/i18n.py build`"))  # fmt: skip
+    return problems
+
+
+def check_string_catalog_terms(paths: Paths = DEFAULT) -> list[Problem]:
+    """One term per glossary entry in the strings a run shows too: no translation in the package's messages, the
+    printed lines or the figure texts uses a variant the glossary refuses (:func:`check_variants`)."""
+    variants = read_glossary_variants(paths.glossary())
+    out = []
+    for name in (PACKAGE_CATALOG, OUTPUTS_CATALOG, FIGURES_CATALOG):
+        for e in load_catalog(paths.catalogs / name):
+            if e.msgstr and not e.obsolete:
+                out += [Problem(name, None, f"{w} (in {e.msgid!r})", "terminology") for w in check_variants(e.msgstr, variants)]  # fmt: skip
+    return out
+
+
 def update_package_catalog(paths: Paths = DEFAULT) -> polib.POFile:
     path = paths.catalogs / PACKAGE_CATALOG
     po = merge_package_catalog(load_catalog(path), extract_package_strings(ROOT))
@@ -820,8 +907,9 @@ def zh_lines(text: str) -> str:
 
 
 def zh_code_cell(cell: dict, is_setup: bool) -> dict:
-    """A code cell as the Chinese notebook has it: the English cell, its printed lines (stdout) translated, and,
-    in the setup cell only, one line appended that switches the language (:data:`helpers.i18n.ZH_SETUP_LINE`).
+    """A code cell as the Chinese notebook has it: the English cell, its printed lines (stdout) and displayed
+    Markdown translated, a figure text it shows as its result translated (:func:`zh_text_repr`), and, in the setup
+    cell only, one line appended that switches the language (:data:`helpers.i18n.ZH_SETUP_LINE`).
     Any other cell is returned as it is."""
     if cell["cell_type"] != "code":
         return cell
@@ -837,7 +925,29 @@ def zh_code_cell(cell: dict, is_setup: bool) -> dict:
         if markdown is not None:
             text = translate_markdown(cell_source({"source": markdown}), "zh_CN")
             out["data"]["text/markdown"] = text.splitlines(keepends=True) if isinstance(markdown, list) else text
+        plain = out.get("data", {}).get("text/plain")
+        if plain is not None and out.get("output_type") == "execute_result":
+            text = zh_text_repr(cell_source({"source": plain}))
+            out["data"]["text/plain"] = text.splitlines(keepends=True) if isinstance(plain, list) else text
     return cell
+
+
+#: The result a cell shows when its last line sets a figure text (``ax.set_ylabel(...)``): matplotlib's repr of
+#: the Text artist, ``Text(x, y, 'string')``.
+TEXT_REPR = re.compile(r"(?P<head>Text\([^,]*, [^,]*, )(?P<string>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
+
+
+def zh_text_repr(text: str) -> str:
+    """A cell's result as a Chinese run shows it: a figure text's repr (:data:`TEXT_REPR`) holds the string
+    translated as the run translates it when it is set (helpers.i18n.figure_text); any other result unchanged."""
+    import ast
+
+    from helpers.i18n import figure_text
+
+    m = TEXT_REPR.fullmatch(text)
+    if m is None:
+        return text
+    return f"{m['head']}{figure_text(ast.literal_eval(m['string']), 'zh_CN')!r})"
 
 
 # ----------------------------------------------------------------------------------------------- figures
@@ -1260,6 +1370,8 @@ def check_all(paths: Paths = DEFAULT, catalog: str | None = None) -> list[Proble
         out += check_catalog(book, paths, glossary)
     if catalog is None:
         out += check_package_catalog(paths)
+        out += check_figures_catalog(paths)
+        out += check_string_catalog_terms(paths)
         problems, notes = check_outputs_catalog(paths)
         out += problems
         for note in notes:
@@ -1315,6 +1427,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [by_stem[n] for n in args.names] if args.names else books
         po = update_outputs_catalog(chosen)
         print(f"i18n/zh_CN/{OUTPUTS_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
+        po = update_figures_catalog()
+        print(f"i18n/zh_CN/{FIGURES_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
         po = update_package_catalog()
         print(f"i18n/zh_CN/{PACKAGE_CATALOG}: {len(po)} entries, {len(po.untranslated_entries())} untranslated, {len(po.fuzzy_entries())} fuzzy")  # fmt: skip
         for path, po in extract_all(chosen).items():
@@ -1331,7 +1445,7 @@ def main(argv: list[str] | None = None) -> int:
         except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1
-        print(f"wrote {PACKAGE_MO.name}, {OUTPUTS_MO.name} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
+        print(f"wrote {PACKAGE_MO.name}, {OUTPUTS_MO.name}, {FIGURES_MO.name} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
         return 0
     if args.catalog is not None and args.catalog not in by_stem:
         parser.error(f"--catalog: unknown catalog {args.catalog!r}; allowed: {sorted(by_stem)}")

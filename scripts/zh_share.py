@@ -3,8 +3,9 @@
 The method of the Chinese edition's review (``shared/reviews/chinese-edition.md`` §6), with widget labels and figure
 text counted as rows instead of as fixed blocks:
 
-* **Rows.** Markdown cells and printed output (stdout, ``text/markdown``, ``text/plain`` results) are wrapped at
-  :data:`COLUMNS` columns, a CJK character two columns wide; a blank line is no row. Cells whose source is collapsed
+* **Rows.** Markdown cells (a fenced code block in one counts as code) and printed output (stdout,
+  ``text/markdown``, ``text/plain`` results) are wrapped at :data:`COLUMNS` columns, a CJK character two columns
+  wide; a blank line is no row. Cells whose source is collapsed
   (``jupyter.source_hidden``: the checks cells, the solutions) show no source rows; collapsed outputs
   (``jupyter.outputs_hidden``: the solutions) no output rows.
 * **Figures and widget panels** count one row per text they show: every text a figure draws (title, axis labels,
@@ -38,7 +39,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from i18n import cell_source, read_notebook  # noqa: E402
 
 ZH = ROOT / "notebooks" / "zh"
-#: The stored texts of one Chinese run: {notebook: {cell index: [{"kind": "figure"|"widget", "texts": [...]}]}}.
+#: The stored texts of one Chinese run: {notebook: {cell index: [{"kind": "figure"|"widget", "texts": [...]}]}}; an
+#: item whose texts were translated at run time (helpers.i18n.figure_text) also has "sources": the English of each.
 RECORD = ROOT / "i18n" / "zh_CN" / "screen_texts.json"
 COLUMNS = 100
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
@@ -73,6 +75,20 @@ def markdown_lines(text: str) -> list[str]:
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets are not shown
     text = re.sub(r"<[^>]+>", "", text)
     return text.splitlines()
+
+
+FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def split_fenced(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(prose lines, code lines) of a markdown cell: a fenced code block, its fences included, is code."""
+    prose, code, inside = [], [], False
+    for line in lines:
+        fence = FENCE.match(line) is not None
+        (code if inside or fence else prose).append(line)
+        if fence:
+            inside = not inside
+    return prose, code
 
 
 def hidden(cell: dict, part: str) -> bool:
@@ -110,7 +126,9 @@ def notebook_rows(path: Path, record: dict[str, list[dict]]) -> dict[str, int]:
     for index, cell in enumerate(read_notebook(path)["cells"]):
         if cell["cell_type"] == "markdown":
             if not hidden(cell, "source"):
-                count(rows, "text", markdown_lines(cell_source(cell)))
+                prose, code = split_fenced(markdown_lines(cell_source(cell)))
+                count(rows, "text", prose)
+                count(rows, "code", code)
             continue
         if cell["cell_type"] != "code":
             continue
@@ -165,8 +183,13 @@ RECORDER = textwrap.dedent(
 
     def _record(kind, texts):
         ip = get_ipython()
+        try:  # the English each shown text was translated from at run time (helpers.i18n.figure_text)
+            from helpers.i18n import figure_source
+        except ImportError:
+            figure_source = str
+        item = {"count": ip.execution_count, "kind": kind, "texts": texts, "sources": [figure_source(t) for t in texts]}
         with open(_OUT, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"count": ip.execution_count, "kind": kind, "texts": texts}, ensure_ascii=False) + "\\n")
+            f.write(json.dumps(item, ensure_ascii=False) + "\\n")
 
 
     _print_figure = _bb.FigureCanvasBase.print_figure
@@ -239,7 +262,10 @@ def record(names: list[str], record_path: Path = RECORD, timeout: int = 600, kee
             for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
                 item = json.loads(line)
                 index = code_cells[item["count"] - 1]  # the n-th cell run is the n-th code cell (top to bottom)
-                cells.setdefault(str(index), []).append({"kind": item["kind"], "texts": item["texts"]})
+                shown = {"kind": item["kind"], "texts": item["texts"]}
+                if item.get("sources", item["texts"]) != item["texts"]:  # only where a text was translated at run time
+                    shown["sources"] = item["sources"]
+                cells.setdefault(str(index), []).append(shown)
         stored[path.stem] = cells
         record_path.write_text(
             json.dumps(stored, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"

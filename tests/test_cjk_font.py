@@ -51,8 +51,14 @@ def _missing_glyphs(texts: list[str]) -> list[str]:
 
 
 def _translated_strings() -> list[str]:
-    """Every Chinese string of the package's and the printed lines' catalogs, and the glossary's terms."""
-    out = [e.msgstr for name in ("helpers.po", "outputs.po") for e in polib.pofile(str(CATALOGS / name)) if e.msgstr]
+    """Every Chinese string of the package's, the printed lines' and the figure texts' catalogs, and the glossary's
+    terms."""
+    out = [
+        e.msgstr
+        for name in ("helpers.po", "outputs.po", "figures.po")
+        for e in polib.pofile(str(CATALOGS / name))
+        if e.msgstr
+    ]
     rows = (CATALOGS / "glossary.tsv").read_text(encoding="utf-8").splitlines()[1:]
     return out + [r.split("\t")[1] for r in rows if r.strip()]
 
@@ -66,6 +72,32 @@ def test_every_translated_string_has_its_glyphs(font_name):
     strings = ["".join(chars[i : i + 60]) for i in range(0, len(chars), 60)]
     assert matplotlib.rcParams["font.family"][-1] == font_name
     assert _missing_glyphs(strings) == []
+
+
+def _mathtext_glyph_warnings(texts: list[str], caplog) -> list[str]:
+    """The "does not have a glyph" messages mathtext logs (logging, not warnings) when ``texts`` are drawn."""
+    fig = plt.figure(figsize=(4, 4))
+    for i, text in enumerate(texts):
+        fig.text(0.01, i / max(1, len(texts)), text, fontsize=6)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="matplotlib"):
+        fig.canvas.draw()
+    plt.close(fig)
+    return [r.getMessage() for r in caplog.records if "glyph" in r.getMessage()]
+
+
+def test_chinese_figure_text_is_never_inside_mathtext(font_name, caplog):
+    """A figure text with $...$ is drawn by mathtext, whose font has no Chinese glyphs (not even as a fallback): every
+    translated figure text with math (the package's "figure" context, the figures catalog) draws without a missing
+    glyph; and the check sees one."""
+    with_math = [
+        e.msgstr
+        for name in ("helpers.po", "figures.po")
+        for e in polib.pofile(str(CATALOGS / name))
+        if e.msgstr and e.msgstr.count("$") >= 2
+    ]
+    assert with_math and _mathtext_glyph_warnings(with_math, caplog) == []
+    assert _mathtext_glyph_warnings(["$q_m$：猫在 m"], caplog)
 
 
 def test_the_check_sees_a_missing_glyph():

@@ -552,8 +552,8 @@ def test_widget_labels_are_chinese_when_built_in_chinese(module, factory, args, 
         chinese = _panel_labels(module, factory, args, monkeypatch)
     finally:
         lang.set_language("en")
-    catalog = lang.translation("zh_CN")
-    assert chinese == tuple([catalog.gettext(e) for e in part] for part in english)
+    catalog = lang.translation("zh_CN")  # a marked message, else a figure/widget text of the figures catalog
+    assert chinese == tuple([lang.figure_text(catalog.gettext(e), "zh_CN") for e in part] for part in english)
     assert all(CJK.search(d) or d in KEPT_LABELS for d in chinese[0]), chinese[0]
     assert _panel_labels(module, factory, args, monkeypatch) == english
 
@@ -575,3 +575,99 @@ def test_a_zh_figure_stands_only_for_the_english_figure_it_was_drawn_from():
     changed = cell("CCCC")
     assert i18n.with_zh_images(i18n.zh_code_cell(changed, False), changed, None, zh) == changed  # dropped
     assert i18n.english_images(zh, changed) != i18n.zh_code_cell(changed, False)  # the check fails on a stale one
+
+
+# ----------------------------------------------------------------------------- figure and widget text at run time
+def test_figure_text_is_translated_when_set_in_chinese_and_english_is_untouched():
+    """In Chinese, matplotlib text a notebook's own code sets (a title with numbers, a legend built from a line's
+    English label) is drawn from the figures catalog; the line keeps its English label; back in English,
+    matplotlib's own Text.set_text is restored and the same calls give the English."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.text as mtext
+
+    from helpers.plots import _style
+
+    title = "tiny (L = 64): zero-shot loss by position at 8L, 10 seeds"
+    fig, ax = plt.subplots()
+    try:
+        (line,) = ax.plot([0, 1], [0, 1], label="PI zero-shot")
+        lang.set_language("zh_CN")
+        try:
+            ax.set_title(title)
+            legend = ax.legend()
+            assert ax.get_title() == "tiny（L = 64）：8L 处的零样本逐位置损失，10 个种子"
+            assert [t.get_text() for t in legend.get_texts()] == ["PI 零样本"] and line.get_label() == "PI zero-shot"
+            assert lang.figure_source(ax.get_title()) == title
+            assert lang.figure_text("no entry covers this text") == "no entry covers this text"
+        finally:
+            lang.set_language("en")
+        assert mtext.Text.set_text is _style._MPL_SET_TEXT
+        ax.set_title(title)
+        assert ax.get_title() == title and [t.get_text() for t in ax.legend().get_texts()] == ["PI zero-shot"]
+    finally:
+        plt.close(fig)
+
+
+def test_widget_option_labels_are_translated_and_their_values_kept():
+    """In Chinese a new widget's description and option labels come from the catalogs (also when its code sets new
+    options later); the values, index and value never change; in English no construction callback is left."""
+    import ipywidgets as widgets
+
+    lang.set_language("zh_CN")
+    try:
+        box = widgets.Dropdown(options=["tiny", "small"], value="small", description="dynamic NTK")
+        assert box._options_labels == ("tiny（微型）", "small（小型）") and box.description == "动态 NTK"
+        assert (box.value, box.index, box.label) == ("small", 1, "small（小型）")
+        box.options = ["rope+linear", "rope+ntk"]
+        assert box._options_labels == ("rope+linear（PI 零样本）", "rope+ntk（NTK-aware 零样本）")
+        box.value = "rope+ntk"
+        assert box.label == "rope+ntk（NTK-aware 零样本）"
+    finally:
+        lang.set_language("en")
+    assert widgets.Widget._widget_construction_callback is None
+    assert widgets.Dropdown(options=["tiny", "small"])._options_labels == ("tiny", "small")
+
+
+def test_figures_catalog_is_complete_current_and_compiled():
+    """figures.po: current with the record of a Chinese run (i18n/zh_CN/screen_texts.json), every recorded English
+    figure or widget text translated (a name kept on purpose has itself as msgstr), figures.mo compiled from it; and
+    no string catalog uses a variant the glossary refuses."""
+    problems = i18n.check_figures_catalog() + i18n.check_string_catalog_terms()
+    assert not problems, _report(problems)
+
+
+def test_an_untranslated_recorded_figure_text_fails_the_check(tmp_path):
+    """A text a Chinese run showed in English with no catalog entry is a problem naming it and its cell; once
+    extracted it is still a problem until translated."""
+    catalogs = tmp_path / "zh_CN"
+    shutil.copytree(i18n.CATALOGS, catalogs)
+    record = json.loads((catalogs / i18n.SCREEN_RECORD).read_text(encoding="utf-8"))
+    record["07_real_model"]["35"].append({"kind": "figure", "texts": ["a brand-new title at 8 tokens"]})
+    (catalogs / i18n.SCREEN_RECORD).write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    paths = i18n.Paths(i18n.NOTEBOOKS, catalogs)
+    found = [str(p) for p in i18n.check_figures_catalog(paths)]
+    assert any("not current" in p for p in found)
+    assert "07_real_model.ipynb cell 35: figure or widget text untranslated or fuzzy: 'a brand-new title at {0} tokens'" in found
+    i18n.update_figures_catalog(paths)
+    found = [str(p) for p in i18n.check_figures_catalog(paths)]
+    assert not any("not current" in p for p in found) and any("a brand-new title" in p for p in found)
+
+
+def test_a_refused_variant_in_a_printed_line_fails_the_check():
+    """One term per glossary entry holds for printed lines too: 向前 for 'k steps back' is refused."""
+    rows = i18n.read_glossary_variants(i18n.DEFAULT.glossary())
+    assert i18n.check_variants("查询 A：RoPE 分数在向前 3 个词元处最大", rows)
+    assert not i18n.check_variants("查询 A：RoPE 分数在往回 3 个词元处最大", rows)
+
+
+def test_answers_accept_the_new_and_the_earlier_chinese_words():
+    assert {"above", "高于", "上方"} <= lang.answer_forms("above") and {"below", "低于", "下方"} <= lang.answer_forms("below")
+
+
+def test_a_wide_label_is_padded_by_display_width():
+    """A translated table label pads to the same display width as an English one (two columns per CJK character)."""
+    assert lang.display_width(f"{lang.WideText('普通 RoPE'):50s}") == 50 == len(f"{lang.WideText('PI'):50s}")
+    assert f"{lang.WideText('PI'):>5}" == "   PI" and f"{lang.WideText('普通'):.1}" == "普"

@@ -1,4 +1,10 @@
-"""Shared figure conventions: small figures (fast inline redraws), labelled axes, a font for Chinese labels."""
+"""Shared figure conventions: small figures (fast inline redraws), labelled axes, a font for Chinese labels.
+
+In a language other than English (:func:`follow_language`, a hook of :func:`helpers.i18n.on_language_change`),
+matplotlib's ``Text.set_text`` passes every string through :func:`helpers.i18n.figure_text`, so the titles, axis
+labels, legends and annotations that a notebook's own code writes in English (its code cells are the English bytes)
+are drawn in that language; ``set_language("en")`` puts matplotlib's own ``set_text`` back, so an English run draws
+exactly what it always drew."""
 
 from __future__ import annotations
 
@@ -10,11 +16,12 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import font_manager, ft2font
+from matplotlib import text as mtext
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from helpers.cjk_font import FONT_FAMILY, cjk_font_path
-from helpers.i18n import on_language_change, pgettext
+from helpers.i18n import figure_text, on_language_change, pgettext
 from helpers.real.fetch import FetchError
 
 FIGSIZE = (6.0, 3.2)
@@ -105,13 +112,31 @@ def use_cjk_font(*, quiet: bool = True) -> str:
     return name
 
 
+#: matplotlib's own ``Text.set_text`` (put back in English).
+_MPL_SET_TEXT = mtext.Text.set_text
+
+
+def _set_text_in_language(self, s):
+    """``Text.set_text`` in a language other than English: the string through :func:`helpers.i18n.figure_text`."""
+    return _MPL_SET_TEXT(self, figure_text(s) if type(s) is str else s)
+
+
+def translate_figure_text(on: bool) -> None:
+    """Make every figure text pass through :func:`helpers.i18n.figure_text` (``on``) or put matplotlib's own
+    ``Text.set_text`` back."""
+    mtext.Text.set_text = _set_text_in_language if on else _MPL_SET_TEXT
+
+
 def follow_language(language: str) -> None:
     """The figures' font for ``language`` (a hook of :func:`helpers.i18n.on_language_change`, so it runs when the
     course switches language and at import). Chinese: Noto Sans CJK SC (:func:`use_cjk_font`, from
     the pinned wheel) is registered and appended to ``font.family`` after the default font, so Latin text looks as
     in English and each Chinese glyph falls back to it (matplotlib >= 3.6). English: the font is never fetched nor
-    registered, and a fallback added by an earlier Chinese run is taken off ``font.family``.
+    registered, and a fallback added by an earlier Chinese run is taken off ``font.family``. Figure text set in any
+    other language passes through :func:`helpers.i18n.figure_text` (:func:`translate_figure_text`); in English
+    matplotlib's own ``Text.set_text`` is in place.
     If the font cannot be fetched, a warning says so and Chinese figure text is drawn as boxes."""
+    translate_figure_text(language != "en")
     families = plt.rcParams["font.family"]
     if language == "en":
         if FONT_FAMILY in families:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 import helpers.scaling  # noqa: F401  registers the scaling methods' labels and colours that method_style reads
-from helpers.i18n import pgettext, pN_
+from helpers.i18n import WideText, current_language, pgettext, pN_
 from helpers.methods import method_style
 from helpers.plots._style import label as _label
 from helpers.plots._style import mark_trained_length, new_axes
@@ -52,8 +52,11 @@ def _style(name: str) -> dict:
 
 
 def curve_label(name: str) -> str:
-    """The legend label of a curve key (a scaling-method key, "sliding", "kv_cache" or "<method>_windowed")."""
-    return _style(name)["label"]
+    """The legend label of a curve key (a scaling-method key, "sliding", "kv_cache" or "<method>_windowed"). In a
+    language other than English it is a :class:`helpers.i18n.WideText`: a table that pads it (``f"{label:50s}"``)
+    pads it by display width, so the columns after a Chinese label stay in line."""
+    label = _style(name)["label"]
+    return label if current_language() == "en" else WideText(label)
 
 
 def plot_wavelengths(inv_freq, context_length: int, *, ax=None):
