@@ -240,7 +240,7 @@ def _normalise(value: object) -> object:
 
 
 def _as_choice(prediction: object, choices: Sequence) -> object | None:
-    """The choice ``prediction`` names, typed in any language of the course (``"below"`` or ``"下方"``), or None."""
+    """The choice ``prediction`` names, typed in any language of the course (``"below"`` or ``"低于"``), or None."""
     for choice in choices:
         if _normalise(prediction) == _normalise(choice) or (
             isinstance(prediction, str) and isinstance(choice, str) and _normalise(prediction) in answer_forms(choice)

@@ -1445,7 +1445,9 @@ def main(argv: list[str] | None = None) -> int:
         except (IncompleteCatalog, FileNotFoundError) as e:
             print(e, file=sys.stderr)
             return 1
-        print(f"wrote {PACKAGE_MO.name}, {OUTPUTS_MO.name}, {FIGURES_MO.name} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/")
+        print(
+            f"wrote {PACKAGE_MO.name}, {OUTPUTS_MO.name}, {FIGURES_MO.name} and {len(out)} notebooks to {DEFAULT.zh.relative_to(ROOT)}/"
+        )
         return 0
     if args.catalog is not None and args.catalog not in by_stem:
         parser.error(f"--catalog: unknown catalog {args.catalog!r}; allowed: {sorted(by_stem)}")

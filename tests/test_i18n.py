@@ -650,7 +650,10 @@ def test_an_untranslated_recorded_figure_text_fails_the_check(tmp_path):
     paths = i18n.Paths(i18n.NOTEBOOKS, catalogs)
     found = [str(p) for p in i18n.check_figures_catalog(paths)]
     assert any("not current" in p for p in found)
-    assert "07_real_model.ipynb cell 35: figure or widget text untranslated or fuzzy: 'a brand-new title at {0} tokens'" in found
+    assert (
+        "07_real_model.ipynb cell 35: figure or widget text untranslated or fuzzy: 'a brand-new title at {0} tokens'"
+        in found
+    )
     i18n.update_figures_catalog(paths)
     found = [str(p) for p in i18n.check_figures_catalog(paths)]
     assert not any("not current" in p for p in found) and any("a brand-new title" in p for p in found)
@@ -664,7 +667,9 @@ def test_a_refused_variant_in_a_printed_line_fails_the_check():
 
 
 def test_answers_accept_the_new_and_the_earlier_chinese_words():
-    assert {"above", "高于", "上方"} <= lang.answer_forms("above") and {"below", "低于", "下方"} <= lang.answer_forms("below")
+    assert {"above", "高于", "上方"} <= lang.answer_forms("above") and {"below", "低于", "下方"} <= lang.answer_forms(
+        "below"
+    )
 
 
 def test_a_wide_label_is_padded_by_display_width():
