@@ -145,6 +145,8 @@ class LabServer:
                 f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root_dir}",
                 "--ServerApp.terminals_enabled=False",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                # window.jupyterapp: test_zh_panels_in_browser.py opens notebook after notebook in one loaded page
+                "--LabApp.expose_app_in_browser=True",
             ]  # fmt: skip
             if hasattr(os, "geteuid") and os.geteuid() == 0:
                 cmd.append("--allow-root")
@@ -173,6 +175,11 @@ class LabServer:
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def runtime_dir(self) -> Path:
+        """The server's and its kernels' JUPYTER_RUNTIME_DIR (the kernels' connection files)."""
+        return self._tmp / "runtime"
 
     def url(self, path: str) -> str:
         return f"{self.base}/{path.lstrip('/')}?token={self.token}"

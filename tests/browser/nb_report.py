@@ -103,6 +103,9 @@ def markdown(data: dict) -> str:
         "the project's own JupyterLab, in headless Chromium; its outputs are cleared, **Run All** is clicked in",
         "the menu, and every control of every widget panel is moved "
         "(keyboard for sliders, clicks/selection for the rest).",
+        "The Chinese notebooks other than zh-01 run only the cells their panels need, in one JupyterLab page, and",
+        "one control per panel is moved once (test_zh_panels_in_browser.py; their panels' texts are checked to be",
+        "Chinese wherever the zh catalogs translate them, see _artifacts/zh-labels.md).",
         "Latency = time in the page from the user event (keydown / pointerdown / input) to the first animation",
         "frame after the new figure's `<img>` arrived (a new PNG: identical bytes would not count).",
         "",
