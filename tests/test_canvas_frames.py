@@ -36,6 +36,11 @@ FLOAT32_PIXELS = 0.002
 pytestmark = pytest.mark.skipif(not _canvas.available(), reason="anywidget is not installed")
 
 
+@pytest.fixture(autouse=True)
+def _canvas_on(monkeypatch):
+    monkeypatch.setenv("PE_PANEL_RENDER", "canvas")  # not the default (helpers/widgets/_common.py)
+
+
 def composite(front, exact: bool = False) -> np.ndarray:
     """What the canvas shows, drawn by Agg: background, the sent lines, the sent sprites. (H, W, 4) uint8.
     ``exact``: the lines at the data before its rounding to float32."""
@@ -154,5 +159,5 @@ def test_panel_without_canvas_front_end_is_the_png_path(monkeypatch):
 
 def test_unknown_render_mode_is_refused(monkeypatch):
     monkeypatch.setenv("PE_PANEL_RENDER", "webgl")
-    with pytest.raises(ValueError, match="PE_PANEL_RENDER='webgl': allowed values are canvas, png"):
+    with pytest.raises(ValueError, match="PE_PANEL_RENDER='webgl': allowed values are png, canvas"):
         C.panel_mode()

@@ -79,9 +79,11 @@ export default {
     let sprites = new Map(); // box -> its pixels, as in the last frame received
     let latest = null; // the last frame received, waiting to be drawn
 
-    // Every message is read when it arrives (a sprite not sent again is the one of the message before);
-    // only the newest frame is drawn.
+    // Every message is read when it arrives, in order (a sprite not sent again is the one of the message before);
+    // only the newest frame is drawn, at once (synchronously, unless a new background must be decoded first).
     const receive = () => {
+      const arrived = performance.now();
+      const raw = bytesOf(model.get("data"));
       const sp = bytesOf(model.get("sprite_data"));
       const kept = new Map(), pasted = [];
       for (const [x, y, w, h, offset] of model.get("sprites")) {
@@ -91,12 +93,12 @@ export default {
         if (image) { kept.set(box, image); pasted.push([image, x, y]); }
       }
       sprites = kept;
-      const raw = bytesOf(model.get("data"));
       latest = {
-        version: model.get("background_version"), png: bytesOf(model.get("background")).slice(),
+        version: model.get("background_version"),
+        png: model.get("background_version") === backgroundVersion ? null : bytesOf(model.get("background")).slice(),
         W: model.get("width"), H: model.get("height"), axes: model.get("axes"), lines: model.get("lines"),
         data: new Float32Array(raw.slice().buffer), // a copy: the buffer's offset may not be aligned
-        pasted, key: model.get("key"),
+        key: model.get("key"), arrived, pasted,
       };
       draw();
     };
@@ -109,7 +111,7 @@ export default {
           const f = latest;
           latest = null;
           if (f.version !== backgroundVersion) {
-            if (!f.png.length) continue;
+            if (!f.png || !f.png.length) continue;
             background = await createImageBitmap(new Blob([f.png], { type: "image/png" }));
             backgroundVersion = f.version;
             if (latest) continue; // a newer frame arrived meanwhile
@@ -126,6 +128,8 @@ export default {
           for (const [image, x, y] of f.pasted) ctx.putImageData(image, x, y);
           drawn += 1;
           canvas.dataset.peFrame = String(drawn);
+          canvas.dataset.peDrawMs = (performance.now() - f.arrived).toFixed(1); // message to frame drawn
+          canvas.dataset.peArrived = f.arrived.toFixed(1); // when the message arrived (page time)
           canvas.dataset.peKey = f.key; // set last: the frame is on the canvas
         }
       } finally {

@@ -43,9 +43,13 @@ SPRITE_PAD = 3
 
 
 def available() -> bool:
-    """Can a panel use the canvas front end here? anywidget installed, and not Colab (whose default widget manager
-    shows no third-party widget: the PNG is what a learner sees there)."""
-    return anywidget is not None and "google.colab" not in sys.modules
+    """Can a panel use the canvas front end here? anywidget installed, ipywidgets 8 (under 7.7.1 JupyterLab 4 shows
+    neither the canvas nor the picture beside it in one box), and not Colab (whose default widget manager shows no
+    third-party widget: the PNG is what a learner sees there)."""
+    import ipywidgets
+
+    major = int(ipywidgets.__version__.split(".")[0])
+    return anywidget is not None and major >= 8 and "google.colab" not in sys.modules
 
 
 def _coordinate_kinds(line: Line2D, ax) -> tuple[str, str] | None:
@@ -189,7 +193,7 @@ class CanvasMessage:
             sprite_offset += len(pixels)
         self.data64 = np.concatenate(chunks) if chunks else np.zeros(0)  # (sum of 2n,) x then y of each line
         self.data = self.data64.astype(np.float32).tobytes()  # what the canvas receives
-        self.sprite_data = b"".join(sprite_chunks)  # raw RGBA rows of each sprite
+        self.sprite_data = b"".join(sprite_chunks)  # raw RGBA rows of each sprite (not compressed: drawn at once)
         picture = repr((self.lines, self.axes, sorted(self.sums.items()))).encode()
         self.key = f"{frames.background_version}:{zlib.crc32(self.data):08x}:{zlib.crc32(picture):08x}"
 

@@ -50,11 +50,11 @@ is still ``VBox([*rows of controls, Output])``). Both work under ipywidgets 7.7 
 ``PE_PANEL_RASTER=plain`` Agg's own text drawing and PIL's PNG encoder (no caches: the same pixels, slower);
 ``PE_PANEL_TIMING_LOG=<file>`` appends one JSON line per frame (the kernel's time: draw, frame, whole redraw).
 
-In a browser with a kernel (JupyterLab, Notebook 7, VS Code), the frames are drawn on a canvas instead
-(:mod:`helpers.widgets._canvas`, an anywidget): the browser keeps the background and strokes the moving lines from
-float32 data, with Agg's own pixels for every other moving artist; no PNG is encoded or decoded per move. Until the
-canvas has drawn its first frame, and wherever it cannot (anywidget missing, Colab, nbval), the Image shows the PNG
-as above. ``PE_PANEL_RENDER=png`` keeps the PNG (the benchmark's comparison).
+``PE_PANEL_RENDER=canvas`` draws the frames on a canvas in the browser instead (:mod:`helpers.widgets._canvas`,
+an anywidget): the browser keeps the background and strokes the moving lines from float32 data, with Agg's own
+pixels for every other moving artist; no PNG is encoded or decoded per move. Until the canvas has drawn its first
+frame, and wherever it cannot (anywidget missing, ipywidgets 7, Colab, nbval), the Image shows the PNG as above. Not
+the default: in the browser suite it was not faster than the PNG (docs/benchmarks.md, "A canvas front end").
 """
 
 from __future__ import annotations
@@ -542,7 +542,7 @@ SWITCHES = {
     "PE_PANEL_REDRAW": ("blit", "full"),
     "PE_PANEL_TRANSPORT": ("image", "output"),
     "PE_PANEL_RASTER": ("cached", "plain"),
-    "PE_PANEL_RENDER": ("canvas", "png"),
+    "PE_PANEL_RENDER": ("png", "canvas"),
 }
 
 

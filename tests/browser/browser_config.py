@@ -26,16 +26,10 @@ MODE_ENV: dict[str, dict[str, str]] = {
     "before": {"PE_PANEL_REDRAW": "full", "PE_PANEL_TRANSPORT": "output", "PE_PANEL_RASTER": "plain"},
     "output": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "output"},  # blitting, shown in the output area
     # blitting, shown in an Image widget, with Agg's own text drawing and PIL's PNG encoder (no glyph/band caches)
-    "plain": {
-        "PE_PANEL_REDRAW": "blit",
-        "PE_PANEL_TRANSPORT": "image",
-        "PE_PANEL_RASTER": "plain",
-        "PE_PANEL_RENDER": "png",
-    },
-    # blitting, each frame a PNG shown in an Image widget (the path before the canvas front end)
-    "png": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RENDER": "png"},
+    "plain": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RASTER": "plain"},
+    "after": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"},  # blitting, shown in an Image widget
     # blitting, the moving lines drawn by the browser on a canvas (helpers/widgets/_canvas.py), PNG until it has drawn
-    "after": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RENDER": "canvas"},
+    "canvas": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RENDER": "canvas"},
 }
 MODE_ENV.update({f"{k}-ipyw7": v for k, v in MODE_ENV.items() if k})
 MODES = [m for m in os.environ.get("PE_BROWSER_MODES", "").split(",") if m] or [""]

@@ -208,6 +208,8 @@ PAGE_JS = r"""
         p.t1 = tm;  // the canvas has drawn the new frame; t1p = the next animation frame (it is on screen)
         p.newCell = pe.cells().indexOf(c.closest('.jp-Cell'));
         p.kind = 'canvas';
+        p.drawMs = Number(c.dataset.peDrawMs);  // the message's arrival to the frame on the canvas
+        p.arrived = Number(c.dataset.peArrived);  // the message's arrival (page time)
         requestAnimationFrame(() => { p.t1p = performance.now(); });
       });
       Q(root, 'img').forEach((img) => {
@@ -230,7 +232,8 @@ PAGE_JS = r"""
   pe.probeState = () => {
     const p = pe.probe;
     return p ? {t0: p.t0, t1: p.t1, t1p: p.t1p, ev: p.ev, nNew: p.nNew, nSame: p.nSame, newCell: p.newCell,
-                kind: p.kind || 'img',
+                kind: p.kind || 'img', drawMs: p.drawMs === undefined ? null : p.drawMs,
+                arrivedMs: p.arrived === undefined || p.t0 === null ? null : p.arrived - p.t0,
                 quietMs: performance.now() - p.lastMut, idle: pe.idle()} : null;
   };
   pe.disarm = () => { if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect(); pe.probe = null; };
@@ -316,6 +319,8 @@ class ControlResult:
     kernel_ms: list[float | None] = field(default_factory=list)  # per move: the kernel's redraw time (its log)
     kernel_cpu_ms: list[float | None] = field(default_factory=list)  # per move: the CPU time of that redraw
     frames: list[dict] = field(default_factory=list)  # per move: the kernel's timing-log lines
+    canvas_draw_ms: list[float | None] = field(default_factory=list)  # per move: message to canvas frame (or None)
+    canvas_arrived_ms: list[float | None] = field(default_factory=list)  # per move: key press to the message
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -537,6 +542,8 @@ class NotebookDriver:
                 )
                 break
             res.latencies_ms.append(round(lat, 1))
+            res.canvas_draw_ms.append(st.get("drawMs"))
+            res.canvas_arrived_ms.append(st.get("arrivedMs"))
             res.frames.append(frames)
             res.kernel_ms.append(round(sum(f["kernel_ms"] for f in frames), 1) if frames else None)
             res.kernel_cpu_ms.append(round(sum(f.get("cpu_ms", 0) for f in frames), 1) if frames else None)

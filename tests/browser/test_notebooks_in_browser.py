@@ -36,7 +36,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_config import ARTIFACTS, MODES, NB_DIR, ROOT
+from browser_config import ARTIFACTS, MODE_ENV, MODES, NB_DIR, ROOT
 from cell_selection import cells_to_run, left_out_problems
 from nb_driver import PAGE_JS, PANEL, NotebookDriver
 
@@ -195,7 +195,7 @@ def canvas_problems(d: NotebookDriver, entry: dict, mode: str) -> list[str]:
     problems = []
     cells = d.page.evaluate("__pe.canvasCells()")
     entry["canvas_cells"] = cells
-    if mode in ("", "after") and entry.get("widget_cells") and not cells:
+    if MODE_ENV[mode].get("PE_PANEL_RENDER") == "canvas" and entry.get("widget_cells") and not cells:
         problems.append("no panel drew on a canvas (helpers/widgets/_canvas.py)")
     checks = entry.setdefault("canvas_checks", [])
     for cell in cells:
@@ -298,6 +298,8 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
                     "kernel_cpu_ms": res.kernel_cpu_ms,
                     "full_redraws": sum(1 for fs in res.frames for f in fs if f.get("frame") == "full"),
                     "canvas_frames": sum(1 for fs in res.frames for f in fs if f.get("shown") == "canvas"),
+                    "canvas_draw_ms": res.canvas_draw_ms,
+                    "canvas_arrived_ms": res.canvas_arrived_ms,
                 }
             )
             versions = {f.get("ipywidgets") for fs in res.frames for f in fs} - {None}
