@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from helpers.i18n import _
+from helpers.i18n import _, figure_text, pgettext
 from helpers.lab.checkpoints import RECIPES, SCALES, SHIPPED_SEEDS, is_trained, load_model
 from helpers.lab.evaluate import lengths_of
 from helpers.lab.inspection import live_run
@@ -49,7 +49,13 @@ class LabRunView(View):
         # of the small scale already holds 8 M weights per layer and document)
         n = (8 if length <= 512 else 2) if scale == "tiny" else (4 if length <= 512 else 2 if length <= 1024 else 1)
         run = live_run(method, length, seed=seed, scale=scale, n_sequences=n)
-        label = f"{METHODS[method].label}, {scale} (L = {SCALES[scale].train_len}), seed {seed}, T = {length}"
+        label = pgettext("figure", "{method}, {scale} (L = {train_len}), seed {seed}, T = {length}").format(
+            method=figure_text(METHODS[method].label),
+            scale=scale,
+            train_len=SCALES[scale].train_len,
+            seed=seed,
+            length=length,
+        )
         self.drawing.update(run, label=label, length=length, color=METHODS[method].color)
         return self.fig
 
