@@ -49,12 +49,6 @@ is still ``VBox([*rows of controls, Output])``). Both work under ipywidgets 7.7 
 (``display(Image)`` into the cleared output area, as ``interactive_output`` does) bring back the previous code path,
 ``PE_PANEL_RASTER=plain`` Agg's own text drawing and PIL's PNG encoder (no caches: the same pixels, slower);
 ``PE_PANEL_TIMING_LOG=<file>`` appends one JSON line per frame (the kernel's time: draw, frame, whole redraw).
-
-``PE_PANEL_RENDER=canvas`` draws the frames on a canvas in the browser instead (:mod:`helpers.widgets._canvas`,
-an anywidget): the browser keeps the background and strokes the moving lines from float32 data, with Agg's own
-pixels for every other moving artist; no PNG is encoded or decoded per move. Until the canvas has drawn its first
-frame, and wherever it cannot (anywidget missing, ipywidgets 7, Colab, nbval), the Image shows the PNG as above. Not
-the default: in the browser suite it was not faster than the PNG (docs/benchmarks.md, "A canvas front end").
 """
 
 from __future__ import annotations
@@ -542,7 +536,6 @@ SWITCHES = {
     "PE_PANEL_REDRAW": ("blit", "full"),
     "PE_PANEL_TRANSPORT": ("image", "output"),
     "PE_PANEL_RASTER": ("cached", "plain"),
-    "PE_PANEL_RENDER": ("png", "canvas"),
 }
 
 
@@ -603,9 +596,6 @@ class Frames:
         self.structure = None
         self.counts = {"full": 0, "blit": 0}
         self.last = ""  # the kind of the last frame: "full" or "blit"
-        self.keep_background = False  # keep the background's pixels (a front-end canvas shows them, _canvas.py)
-        self.background_rgba: np.ndarray | None = None
-        self.background_version = 0
 
     def _layers(self) -> list[tuple[object, list[Artist]]]:
         """(container, its artists in drawing order) for the figure, then each axes (the order of a full draw)."""
@@ -654,13 +644,6 @@ class Frames:
 
     def frame(self) -> bytes:
         """The PNG of the figure now: the moving artists on the cached background, or a full redraw if needed."""
-        self.draw()
-        return _pil_png(self.fig.canvas) if self.plain else encode_png(self.fig.canvas, self.bands)
-
-    def draw(self) -> list[tuple[object, Artist]]:
-        """Draw the figure on its Agg canvas as :meth:`frame` shows it; return the moving artists drawn on the
-        background, (container, artist) in drawing order. After a full redraw, :attr:`background_rgba` holds the
-        background's pixels (the figure without its moving artists) when :attr:`keep_background` is set."""
         layers = self._layers()
         structure = self._structure(layers)
         everything = {a for _, artists in layers for a in artists}
@@ -684,40 +667,30 @@ class Frames:
                 canvas.draw()
                 self.background = canvas.copy_from_bbox(self.fig.bbox)
                 self.structure = self._structure(layers)
-                if self.keep_background:
-                    self.background_rgba = np.array(canvas.buffer_rgba())  # (H, W, 4) a copy
-                    self.background_version += 1
             else:
                 canvas.restore_region(self.background)
             renderer = canvas.get_renderer()
-            drawn = []
             for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
                 for a in artists:
                     if a in self.moving and (container is self.fig or _drawn_in(a, container)):
                         a.draw(renderer)
-                        drawn.append((container, a))
         for a in everything if full else self.moving:  # a static artist stays unstale until something changes it
             _unstale(a)
         self.last = "full" if full else "blit"
         self.counts[self.last] += 1
-        return drawn
+        return _pil_png(canvas) if self.plain else encode_png(canvas, self.bands)
 
 
 _FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # figure -> its Frames
 
 
-def frames_of(fig: Figure, *, plain: bool = False) -> Frames:
-    """The figure's :class:`Frames`, made on first use (with its view's declared moving artists)."""
+def frame_png(fig: Figure, *, plain: bool = False) -> bytes:
+    """The PNG a panel shows for ``fig`` now (blitted through the figure's :class:`Frames`; ``plain``: see it)."""
     frames = _FRAMES.get(fig)
     if frames is None:
         view = _VIEWS.get(fig)
         frames = _FRAMES[fig] = Frames(fig, view.moving_artists() if view is not None else (), plain=plain)
-    return frames
-
-
-def frame_png(fig: Figure, *, plain: bool = False) -> bytes:
-    """The PNG a panel shows for ``fig`` now (blitted through the figure's :class:`Frames`; ``plain``: see it)."""
-    return frames_of(fig, plain=plain).frame()
+    return frames.frame()
 
 
 def _log_timing(path: str, **fields) -> None:
@@ -733,7 +706,7 @@ def _publish(target, png: bytes) -> None:
         display(Image(data=png, format="png"))
 
 
-def _image_output(image: W.Widget) -> W.Output:
+def _image_output(image: W.Image) -> W.Output:
     """An Output widget that shows ``image`` (set directly: no kernel or display hook needed)."""
     bundle = {
         "text/plain": repr(image),
@@ -774,48 +747,22 @@ def panel(
     blit = mode["PE_PANEL_REDRAW"] == "blit"
     timing_log = os.environ.get("PE_PANEL_TIMING_LOG")
 
-    front = None  # the canvas front end (helpers/widgets/_canvas.py), where it can be used
-    if blit and mode["PE_PANEL_TRANSPORT"] == "image" and mode["PE_PANEL_RENDER"] == "canvas":
-        from helpers.widgets import _canvas
-
-        if _canvas.available():
-            front = _canvas.CanvasFrames(layout=W.Layout(display="none"))  # shown once it has drawn a frame
-
     def render(target, values):
         start, start_cpu = time.perf_counter(), time.process_time()
         draw(**values, fig=fig)
         drawn = time.perf_counter()
-        on_canvas = False
-        if front is not None:
-            frames = frames_of(fig, plain=plain)
-            frames.keep_background = True
-            moved = frames.draw()
-            front.show(frames, moved, lambda rgba: png_of_rgba(rgba))
-            on_canvas = front.rendered  # the canvas shows it: no PNG needed
-            png = None if on_canvas else (_pil_png(fig.canvas) if plain else encode_png(fig.canvas, frames.bands))
-        elif blit:
+        if blit:
             png = frame_png(fig, plain=plain)
         else:
             png = _pil_png(_drawn(fig.canvas)) if plain else png_bytes(fig)
         framed = time.perf_counter()
-        if png is not None:
-            _publish(target, png)
+        _publish(target, png)
         if timing_log:
             ms = {k: round(1000 * v, 2) for k, v in (("draw_ms", drawn - start), ("frame_ms", framed - drawn))}
             total = round(1000 * (time.perf_counter() - start), 2)
             kind = _FRAMES[fig].last if blit else "full"
             cpu = round(1000 * (time.process_time() - start_cpu), 2)  # the kernel's own work (not the machine's load)
-            shown_as = "canvas" if on_canvas else "png"
-            _log_timing(
-                timing_log,
-                **ms,
-                kernel_ms=total,
-                cpu_ms=cpu,
-                frame=kind,
-                shown=shown_as,
-                **mode,
-                ipywidgets=W.__version__,
-            )
+            _log_timing(timing_log, **ms, kernel_ms=total, cpu_ms=cpu, frame=kind, **mode, ipywidgets=W.__version__)
 
     boxes = list(controls.values())
     rows = [W.HBox(boxes[i : i + columns]) for i in range(0, len(boxes), columns)]
@@ -823,23 +770,8 @@ def panel(
         out = W.interactive_output(lambda **values: hold["on"] or render(None, values), controls)
         return W.VBox([*rows, out])
     image = W.Image(format="png")
-    out = _image_output(image if front is None else W.Box([front, image]))
+    out = _image_output(image)
     shows_image = out.outputs
-    if front is not None:
-
-        def on_rendered(change):  # the canvas drew its first frame: it shows the frames from now on
-            if change["new"]:
-                image.layout.display = "none"
-                front.layout.display = None
-
-        def on_check(_change):  # the browser suite compares the canvas with a fresh full drawing of the same values
-            fresh = Figure(figsize=layout.figsize, dpi=DPI)
-            FigureCanvasAgg(fresh)
-            draw(**{name: control.value for name, control in controls.items()}, fig=fresh)
-            front.check_png = png_bytes(fresh)
-
-        front.observe(on_rendered, names="rendered")
-        front.observe(on_check, names="check_request")
 
     def on_change(_change=None):
         if hold["on"]:
@@ -856,6 +788,4 @@ def panel(
     for control in boxes:
         control.observe(on_change, names="value")
     on_change()
-    box = W.VBox([*rows, out])
-    box.canvas_frames = front  # the canvas front end, or None (PNG only; tests/test_canvas_frames.py reads it)
-    return box
+    return W.VBox([*rows, out])

@@ -28,8 +28,6 @@ MODE_ENV: dict[str, dict[str, str]] = {
     # blitting, shown in an Image widget, with Agg's own text drawing and PIL's PNG encoder (no glyph/band caches)
     "plain": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RASTER": "plain"},
     "after": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image"},  # blitting, shown in an Image widget
-    # blitting, the moving lines drawn by the browser on a canvas (helpers/widgets/_canvas.py), PNG until it has drawn
-    "canvas": {"PE_PANEL_REDRAW": "blit", "PE_PANEL_TRANSPORT": "image", "PE_PANEL_RENDER": "canvas"},
 }
 MODE_ENV.update({f"{k}-ipyw7": v for k, v in MODE_ENV.items() if k})
 MODES = [m for m in os.environ.get("PE_BROWSER_MODES", "").split(",") if m] or [""]

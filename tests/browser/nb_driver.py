@@ -44,7 +44,6 @@ PAGE_JS = r"""
       nImg: imgs.filter(isLoaded).length, nBroken: imgs.filter(im => !isLoaded(im)).length,
       nWidgetViews: Q(c, '.jp-OutputArea-output > .jupyter-widgets').length,
       nWidgetImg: wimgs.filter(isLoaded).length,
-      nCanvas: Q(c, '.jupyter-widgets canvas[data-pe-frame]').length,
       widgetError: /Error displaying widget|Error rendering output|Loading widget\.\.\./.test(text),
     };
   });
@@ -183,13 +182,11 @@ PAGE_JS = r"""
   pe.probe = null;
   const stamp = (ev) => { const p = pe.probe; if (p && p.t0 === null) { p.t0 = performance.now(); p.ev = ev.type; } };
   ['keydown', 'pointerdown', 'mousedown', 'input', 'change'].forEach(t => document.addEventListener(t, stamp, true));
-  // A panel's canvas (helpers/widgets/_canvas.js) sets data-pe-key after drawing a frame: the key names the picture.
-  const canvasKeys = (root) => Q(root, 'canvas[data-pe-key]').map(c => 'canvas:' + c.dataset.peKey);
   pe.arm = async () => {
     if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect();
     const root = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
     const list = srcs(root);
-    const baseIds = new Set([...(await Promise.all(list.map(identity))), ...canvasKeys(root)]);
+    const baseIds = new Set(await Promise.all(list.map(identity)));
     const judged = new Set(list);
     const p = {t0: null, t1: null, t1p: null, ev: null, lastMut: performance.now(), nNew: 0, nSame: 0, newCell: null};
     p.obs = new MutationObserver(() => {
@@ -198,20 +195,6 @@ PAGE_JS = r"""
       const tm = performance.now();
       let tp = null;
       requestAnimationFrame(() => { tp = performance.now(); });
-      Q(root, 'canvas[data-pe-key]').forEach((c) => {
-        const id = 'canvas:' + c.dataset.peKey;
-        if (judged.has(id)) return;
-        judged.add(id);
-        if (baseIds.has(id)) { p.nSame += 1; return; }
-        p.nNew += 1;
-        if (p.t1 !== null) return;
-        p.t1 = tm;  // the canvas has drawn the new frame; t1p = the next animation frame (it is on screen)
-        p.newCell = pe.cells().indexOf(c.closest('.jp-Cell'));
-        p.kind = 'canvas';
-        p.drawMs = Number(c.dataset.peDrawMs);  // the message's arrival to the frame on the canvas
-        p.arrived = Number(c.dataset.peArrived);  // the message's arrival (page time)
-        requestAnimationFrame(() => { p.t1p = performance.now(); });
-      });
       Q(root, 'img').forEach((img) => {
         const src = img.getAttribute('src') || '';
         if (judged.has(src)) return;
@@ -226,67 +209,15 @@ PAGE_JS = r"""
         });
       });
     });
-    p.obs.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ['src', 'data-pe-key']});
+    p.obs.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ['src']});
     pe.probe = p;
   };
   pe.probeState = () => {
     const p = pe.probe;
     return p ? {t0: p.t0, t1: p.t1, t1p: p.t1p, ev: p.ev, nNew: p.nNew, nSame: p.nSame, newCell: p.newCell,
-                kind: p.kind || 'img', drawMs: p.drawMs === undefined ? null : p.drawMs,
-                arrivedMs: p.arrived === undefined || p.t0 === null ? null : p.arrived - p.t0,
                 quietMs: performance.now() - p.lastMut, idle: pe.idle()} : null;
   };
   pe.disarm = () => { if (pe.probe && pe.probe.obs) pe.probe.obs.disconnect(); pe.probe = null; };
-
-  // ------------------------------------------------------------------ canvas against a full drawing
-  // The cells whose panel shows its frames on a canvas; pe.canvasCheck(cell) asks the kernel for a fresh full
-  // drawing of the panel's current values (its check_png) and compares it with the canvas, pixel by pixel.
-  pe.canvasCells = () => Array.from(new Set(Q(document, `${'.jp-NotebookPanel:not(.lm-mod-hidden)'} canvas[data-pe-frame]`)
-    .map(c => pe.cells().indexOf(c.closest('.jp-Cell')))));
-  const bytesOf = (v) => v instanceof DataView ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
-    : (ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v || 0));
-  pe.saved = {};
-  pe.canvasCheck = async (cell, tag) => {
-    const c = pe.cells()[cell].querySelector('canvas[data-pe-frame]');
-    const m = c.__peModel;
-    const got = new Promise((resolve) => { const h = () => { m.off('change:check_png', h); resolve(); };
-      m.on('change:check_png', h); });
-    m.set('check_request', m.get('check_request') + 1);
-    m.save_changes();
-    const late = await Promise.race([got.then(() => false), new Promise(r => setTimeout(() => r(true), 30000))]);
-    if (late) return {problem: 'no full drawing from the kernel within 30 s'};
-    const bmp = await createImageBitmap(new Blob([bytesOf(m.get('check_png'))], {type: 'image/png'}));
-    const off = new OffscreenCanvas(bmp.width, bmp.height);
-    const octx = off.getContext('2d');
-    octx.drawImage(bmp, 0, 0);
-    if (bmp.width !== c.width || bmp.height !== c.height)
-      return {problem: `canvas ${c.width}x${c.height}, full drawing ${bmp.width}x${bmp.height}`};
-    const A = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    const B = octx.getImageData(0, 0, c.width, c.height).data;
-    let sum = 0, maxd = 0, nBig = 0;
-    for (let i = 0; i < A.length; i += 4) {
-      let d = 0;
-      for (let k = 0; k < 3; k++) { const e = Math.abs(A[i + k] - B[i + k]); sum += e; if (e > d) d = e; }
-      if (d > maxd) maxd = d;
-      if (d > 64) nBig += 1;
-    }
-    const n = A.length / 4;
-    const out = {w: c.width, h: c.height, meanAbs: sum / (3 * n), maxAbs: maxd, bigShare: nBig / n, key: c.dataset.peKey};
-    const prev = pe.saved[cell];
-    if (prev) {  // the pixels a move changed, on the canvas and in the full drawings (> 64 levels in a channel)
-      let both = 0, canvasOnly = 0, drawingOnly = 0;
-      for (let i = 0; i < A.length; i += 4) {
-        let dc = 0, dp = 0;
-        for (let k = 0; k < 3; k++) { dc = Math.max(dc, Math.abs(A[i + k] - prev.A[i + k]));
-          dp = Math.max(dp, Math.abs(B[i + k] - prev.B[i + k])); }
-        const mc = dc > 64, mp = dp > 64;
-        if (mc && mp) both += 1; else if (mc) canvasOnly += 1; else if (mp) drawingOnly += 1;
-      }
-      Object.assign(out, {changedBoth: both, changedCanvasOnly: canvasOnly, changedDrawingOnly: drawingOnly});
-    }
-    pe.saved[cell] = {A, B};
-    return out;
-  };
 })();
 """
 
@@ -319,8 +250,6 @@ class ControlResult:
     kernel_ms: list[float | None] = field(default_factory=list)  # per move: the kernel's redraw time (its log)
     kernel_cpu_ms: list[float | None] = field(default_factory=list)  # per move: the CPU time of that redraw
     frames: list[dict] = field(default_factory=list)  # per move: the kernel's timing-log lines
-    canvas_draw_ms: list[float | None] = field(default_factory=list)  # per move: message to canvas frame (or None)
-    canvas_arrived_ms: list[float | None] = field(default_factory=list)  # per move: key press to the message
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -542,8 +471,6 @@ class NotebookDriver:
                 )
                 break
             res.latencies_ms.append(round(lat, 1))
-            res.canvas_draw_ms.append(st.get("drawMs"))
-            res.canvas_arrived_ms.append(st.get("arrivedMs"))
             res.frames.append(frames)
             res.kernel_ms.append(round(sum(f["kernel_ms"] for f in frames), 1) if frames else None)
             res.kernel_cpu_ms.append(round(sum(f.get("cpu_ms", 0) for f in frames), 1) if frames else None)

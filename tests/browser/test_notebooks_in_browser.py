@@ -38,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_config import ARTIFACTS, MODE_ENV, MODES, NB_DIR, ROOT
+from browser_config import ARTIFACTS, MODES, NB_DIR, ROOT
 from cell_selection import cells_to_run, left_out_problems
 from nb_driver import PAGE_JS, PANEL, NotebookDriver
 from zh_labels import PANEL_TEXTS_JS, check_panel_texts
@@ -184,50 +184,6 @@ def heading_anchors_problems(page, nb_path: Path) -> list[str]:
     return []
 
 
-#: The canvas of a panel (helpers/widgets/_canvas.py) against a fresh full drawing of the same values by matplotlib,
-#: in the browser: mean absolute difference per channel (levels of 255) and share of pixels off by > 64 levels
-#: (antialiasing of the lines differs between Chromium's canvas and Agg; the rest is Agg's own pixels).
-CANVAS_MEAN_ABS = 0.25
-CANVAS_BIG_SHARE = 0.001
-#: Of the pixels a move changed (> 64 levels) on the canvas or in the full drawings, the share changed in both.
-CANVAS_CHANGED_OVERLAP = 0.5
-
-
-def canvas_problems(d: NotebookDriver, entry: dict, mode: str) -> list[str]:
-    """Every panel drawing on a canvas: it equals a full drawing within the tolerances above, before and after one
-    more move of its first slider, and the move changes the canvas where it changes the full drawing."""
-    problems = []
-    cells = d.page.evaluate("__pe.canvasCells()")
-    entry["canvas_cells"] = cells
-    if MODE_ENV[mode].get("PE_PANEL_RENDER") == "canvas" and entry.get("widget_cells") and not cells:
-        problems.append("no panel drew on a canvas (helpers/widgets/_canvas.py)")
-    checks = entry.setdefault("canvas_checks", [])
-    for cell in cells:
-        before = d.page.evaluate("([c, t]) => __pe.canvasCheck(c, t)", [cell, "before"])
-        sliders = [c for c in d.controls() if c["cell"] == cell and c["kind"] == "slider" and not c["disabled"]]
-        if not sliders:
-            continue
-        loc = d.page.locator(f"[data-pe-ctl='{sliders[0]['id']}']")
-        (_desc, action, _expect), *_ = d._plan(sliders[0], 1)
-        lat, _st = d._timed(lambda action=action, loc=loc: action(loc))
-        after = d.page.evaluate("([c, t]) => __pe.canvasCheck(c, t)", [cell, "after"])
-        checks.append({"cell": cell, "slider": sliders[0]["label"], "before": before, "after": after, "move_ms": lat})
-        for when, r in (("at rest", before), ("after a move", after)):
-            if "problem" in r:
-                problems.append(f"cell {cell}: canvas check {when}: {r['problem']}")
-            elif r["meanAbs"] > CANVAS_MEAN_ABS or r["bigShare"] > CANVAS_BIG_SHARE:
-                problems.append(f"cell {cell}: the canvas {when} differs from a full drawing: mean |Δ| "
-                                f"{r['meanAbs']:.3f} levels, {100 * r['bigShare']:.2f} % of pixels off by > 64")  # fmt: skip
-        if lat is None:
-            problems.append(f"cell {cell}: moving {sliders[0]['label']!r} gave no new canvas frame")
-        elif "changedBoth" in after:
-            union = after["changedBoth"] + after["changedCanvasOnly"] + after["changedDrawingOnly"]
-            if not after["changedBoth"] or after["changedBoth"] < CANVAS_CHANGED_OVERLAP * union:
-                problems.append(f"cell {cell}: the pixels a move changed on the canvas and in the full drawings "
-                                f"overlap too little: {after}")  # fmt: skip
-    return problems
-
-
 CASES = [(p, m) for p in NOTEBOOKS for m in MODES]  # mode after mode, notebook by notebook (see browser_config)
 
 
@@ -304,9 +260,6 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
                     "kernel_ms": res.kernel_ms,
                     "kernel_cpu_ms": res.kernel_cpu_ms,
                     "full_redraws": sum(1 for fs in res.frames for f in fs if f.get("frame") == "full"),
-                    "canvas_frames": sum(1 for fs in res.frames for f in fs if f.get("shown") == "canvas"),
-                    "canvas_draw_ms": res.canvas_draw_ms,
-                    "canvas_arrived_ms": res.canvas_arrived_ms,
                 }
             )
             versions = {f.get("ipywidgets") for fs in res.frames for f in fs} - {None}
@@ -318,7 +271,6 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
         if zh_texts is not None:  # read at the defaults and again after the moves
             zh_texts += page.evaluate(PANEL_TEXTS_JS, panel_cells)
             problems += check_panel_texts(name, zh_texts, panel_cells, ARTIFACTS / "zh-labels.md")
-        problems += canvas_problems(d, entry, mode)
         # moving the controls must not have produced an error anywhere
         for c, e in zip(d.census(), expect, strict=False):
             if e["code"] and c["stderr"] and "raises-exception" not in e["tags"]:
