@@ -264,6 +264,21 @@ class ControlResult:
     def worst_ms(self) -> float:
         return max(self.latencies_ms) if self.latencies_ms else math.nan
 
+    def report_row(self) -> dict:
+        """The control's row of the browser report (JSON-ready: medians rounded, None without a move)."""
+        moved = bool(self.latencies_ms)
+        return {
+            "cell": self.cell,
+            "kind": self.kind,
+            "label": self.label,
+            "actions": self.actions,
+            "latencies_ms": self.latencies_ms,
+            "median_ms": round(self.median_ms, 1) if moved else None,
+            "worst_ms": round(self.worst_ms, 1) if moved else None,
+            "kernel_ms": self.kernel_ms,
+            "kernel_cpu_ms": self.kernel_cpu_ms,
+        }
+
 
 def _num(text: str | None) -> float | None:
     if text is None:

@@ -250,15 +250,7 @@ def test_notebook_in_browser(nb_path: Path, mode: str, labs, chromium, browser_r
             res = d.exercise(ctl)
             entry["controls"].append(
                 {
-                    "cell": res.cell,
-                    "kind": res.kind,
-                    "label": res.label,
-                    "actions": res.actions,
-                    "latencies_ms": res.latencies_ms,
-                    "median_ms": None if not res.latencies_ms else round(res.median_ms, 1),
-                    "worst_ms": None if not res.latencies_ms else round(res.worst_ms, 1),
-                    "kernel_ms": res.kernel_ms,
-                    "kernel_cpu_ms": res.kernel_cpu_ms,
+                    **res.report_row(),
                     "full_redraws": sum(1 for fs in res.frames for f in fs if f.get("frame") == "full"),
                 }
             )

@@ -280,19 +280,7 @@ def test_zh_panels_in_browser(nb_path: Path, zh_lab_page, chromium, browser_repo
         problems += [f"cell {c}: panel shows no control" for c in panels if c not in picked and c not in unmovable]
         for cell, ctl in sorted(picked.items()):
             res = d.exercise(ctl, steps=1)
-            entry["controls"].append(
-                {
-                    "cell": res.cell,
-                    "kind": res.kind,
-                    "label": res.label,
-                    "actions": res.actions,
-                    "latencies_ms": res.latencies_ms,
-                    "median_ms": None if not res.latencies_ms else round(res.median_ms, 1),
-                    "worst_ms": None if not res.latencies_ms else round(res.worst_ms, 1),
-                    "kernel_ms": res.kernel_ms,
-                    "kernel_cpu_ms": res.kernel_cpu_ms,
-                }
-            )
+            entry["controls"].append(res.report_row())
             problems += [f"cell {cell}, {res.kind} {res.label!r}: {p}" for p in res.problems]
         phases["texts+moves"], tp = round(time.perf_counter() - tp, 2), time.perf_counter()
         texts += page.evaluate(PANEL_TEXTS_JS, panels)
