@@ -29,8 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         default="",
-        help="panel code paths to measure side by side, e.g. before,output,after,after-ipyw7 "
-        "(tests/browser/browser_config.py MODE_ENV; default: the installed one)",
+        help="panel code paths to measure side by side, e.g. before,output,after "
+        "(tests/browser/browser_config.py MODE_ENV; default: the installed one; the -ipyw7 modes need a front end "
+        "that loads ipywidgets 7 models, jupyterlab_widgets 1.x, and are refused otherwise)",
     )
     args = parser.parse_args(argv)
     env = {**os.environ, "PE_BROWSER_UPDATE_DOCS": "1", "PE_REQUIRE_BROWSER": "1", "PE_BROWSER_MODES": args.modes}

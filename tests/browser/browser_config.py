@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 from pathlib import Path
 
@@ -18,7 +19,8 @@ UPDATE_DOCS = os.environ.get("PE_BROWSER_UPDATE_DOCS") == "1"
 #: The panels' code paths compared in one run (``PE_BROWSER_MODES=before,output,after``; default: the installed
 #: path only). Each mode gets its own JupyterLab server whose kernels see these environment variables
 #: (helpers/widgets/_common.py reads them); a mode ending in ``-ipyw7`` also puts ipywidgets 7.7.1 (Colab's) first on
-#: the kernels' path (tests/_notebook_runs.py installs it). Notebooks are run mode after mode, notebook by notebook,
+#: the kernels' path (tests/_notebook_runs.py installs it); it is refused when JupyterLab's widget manager cannot load
+#: 7.x models (:func:`ipywidgets7_frontend_problem`). Notebooks are run mode after mode, notebook by notebook,
 #: so a changing load hits every mode alike.
 MODE_ENV: dict[str, dict[str, str]] = {
     "": {},
@@ -34,3 +36,27 @@ MODES = [m for m in os.environ.get("PE_BROWSER_MODES", "").split(",") if m] or [
 _unknown = [m for m in MODES if m not in MODE_ENV]
 if _unknown:
     raise ValueError(f"PE_BROWSER_MODES: unknown mode(s) {_unknown}; allowed: {[m for m in MODE_ENV if m]}")
+
+
+def ipywidgets7_frontend_problem() -> str | None:
+    """Why this JupyterLab cannot show an ipywidgets 7 kernel's widgets (an ``-ipyw7`` mode), or None.
+
+    A 7.x kernel's models name ``@jupyter-widgets/base`` 1.2.0 and ``@jupyter-widgets/controls`` 1.5.0; the
+    jupyterlab_widgets 3.x extension (ipywidgets 8's) registers only 2.0.0 of both, so every 7.x widget but the
+    Output widget (module ``@jupyter-widgets/output`` 1.0.0 in both) is shown as JupyterLab's error view
+    ("Click to show javascript error."; console: "Module @jupyter-widgets/controls, version ^1.5.0 is not
+    registered, however, 2.0.0 is"): sliders and figures alike, whatever the panel does. jupyterlab_widgets 1.x
+    (JupyterLab 3) loads 7.x models.
+    """
+    try:
+        version = importlib.metadata.version("jupyterlab_widgets")
+    except importlib.metadata.PackageNotFoundError:
+        return "jupyterlab_widgets is not installed next to JupyterLab"
+    if int(version.split(".")[0]) >= 2:
+        return (
+            f"jupyterlab_widgets {version} (JupyterLab's widget manager) loads only ipywidgets 8 models "
+            "(@jupyter-widgets/controls 2.0.0), not ipywidgets 7's (1.5.0): every widget of a 7.x kernel would "
+            "be an error view, so this mode cannot show or time a panel under 7.x; a 7.x front end is "
+            "jupyterlab_widgets 1.x (JupyterLab 3). The kernel side under 7.7.1 is tests/test_colab_ready.py"
+        )
+    return None

@@ -82,6 +82,12 @@ def _mode_env(mode: str) -> dict[str, str]:
     if mode.endswith("-ipyw7"):
         import sys
 
+        from browser_config import ipywidgets7_frontend_problem
+
+        problem = ipywidgets7_frontend_problem()
+        if problem:  # asked for explicitly (PE_BROWSER_MODES): refused, not skipped
+            pytest.fail(f"PE_BROWSER_MODES: mode {mode!r} measures nothing here: {problem}", pytrace=False)
+
         sys.path.insert(0, str(ROOT / "tests"))
         from _notebook_runs import IPYWIDGETS7, ensure_overlay
 

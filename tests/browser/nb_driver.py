@@ -42,9 +42,13 @@ PAGE_JS = r"""
       i, code, prompt, stderr,
       nOut: outs.length,
       nImg: imgs.filter(isLoaded).length, nBroken: imgs.filter(im => !isLoaded(im)).length,
-      nWidgetViews: Q(c, '.jp-OutputArea-output > .jupyter-widgets').length,
+      // a model the front end cannot load is shown as JupyterLab's error view ("Click to show javascript error.",
+      // class jupyter-widgets too): an error, not a rendered widget
+      nWidgetViews: Q(c, '.jp-OutputArea-output > .jupyter-widgets')
+        .filter(v => !v.querySelector('.jupyter-widgets-error-widget')).length,
       nWidgetImg: wimgs.filter(isLoaded).length,
-      widgetError: /Error displaying widget|Error rendering output|Loading widget\.\.\./.test(text),
+      widgetError: Q(c, '.jupyter-widgets-error-widget').length > 0
+        || /Error displaying widget|Error rendering output|Loading widget\.\.\./.test(text),
     };
   });
 

@@ -135,7 +135,7 @@ def check_cells(census: list[dict], expect: list[dict], run_state: dict, chosen:
             elif c["nWidgetImg"] == 0:
                 problems.append(f"{where}: widget rendered without a figure")
         if c["widgetError"]:
-            problems.append(f"{where}: 'Error displaying widget' / widget still loading")
+            problems.append(f"{where}: 'Error displaying widget' / widget error view / widget still loading")
     if counts and counts != list(range(1, len(counts) + 1)):
         problems.append(f"execution counts are not 1..n in order: {counts}")
     n_run = run_state["nCode"] if chosen is None else len(chosen)
