@@ -8,6 +8,9 @@ Environment variables:
 * ``PE_BROWSER_RUN_TIMEOUT``   seconds allowed for one notebook's Run All (default 600).
 * ``PE_BROWSER_MODES=before,output,after`` run every notebook once per panel code path (browser_config.MODE_ENV),
   each on its own server, to compare them in one run (``-ipyw7`` modes: under ipywidgets 7.7.1).
+* ``PE_BROWSER_IPYW7_LAB_PYTHON``  the Python whose JupyterLab serves the ``-ipyw7`` modes (default: this one, whose
+  jupyterlab_widgets 3.x cannot load ipywidgets 7 models: the modes are then refused); e.g. a venv with
+  ``jupyterlab==3.6.8 jupyterlab_widgets==1.1.1``. Its kernels run this Python with ipywidgets 7.7.1 first on the path.
 * ``PE_BROWSER_UPDATE_DOCS=1`` also write docs/browser-report.md/.json and docs/img/<notebook>.png
   (what ``python scripts/screenshots.py`` does). Otherwise report and screenshots go to
   tests/browser/_artifacts/ (git-ignored) only.
@@ -19,11 +22,21 @@ import contextlib
 import math
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from browser_config import ARTIFACTS, CHROMIUM, MODE_ENV, NB_DIR, REQUIRE_BROWSER, ROOT, UPDATE_DOCS
+from browser_config import (
+    ARTIFACTS,
+    CHROMIUM,
+    IPYW7_LAB_PYTHON,
+    MODE_ENV,
+    NB_DIR,
+    REQUIRE_BROWSER,
+    ROOT,
+    UPDATE_DOCS,
+)
 
 HOW_TO_ENABLE = (
     "To enable them: `sudo apt-get install chromium` (Debian/Ubuntu package) and "
@@ -80,8 +93,6 @@ def browser_report():
 def _mode_env(mode: str) -> dict[str, str]:
     env = {**MODE_ENV[mode], "PE_PANEL_TIMING_LOG": str(ARTIFACTS / f"kernel-timing{'-' + mode if mode else ''}.jsonl")}
     if mode.endswith("-ipyw7"):
-        import sys
-
         from browser_config import ipywidgets7_frontend_problem
 
         problem = ipywidgets7_frontend_problem()
@@ -114,7 +125,12 @@ def labs(browser_report):
             env = _mode_env(mode)
             Path(env["PE_PANEL_TIMING_LOG"]).unlink(missing_ok=True)
             log = f"jupyterlab{'-' + mode if mode else ''}.log"
-            server = servers[mode] = LabServer(NB_DIR.parent, log_dir=ARTIFACTS, extra_env=env, log_name=log)
+            lab_python = IPYW7_LAB_PYTHON if mode.endswith("-ipyw7") else sys.executable
+            kernel_python = sys.executable if lab_python != sys.executable else None
+            server = servers[mode] = LabServer(
+                NB_DIR.parent, log_dir=ARTIFACTS, extra_env=env, log_name=log, python=lab_python,
+                kernel_python=kernel_python,
+            )  # fmt: skip
             server.timing_log = Path(env["PE_PANEL_TIMING_LOG"])
             server.start()
             if math.isnan(browser_report.server_start_s):

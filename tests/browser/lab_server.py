@@ -100,10 +100,14 @@ class LabServer:
         python: str = sys.executable,
         extra_env: dict[str, str] | None = None,
         log_name: str = "jupyterlab.log",
+        kernel_python: str | None = None,
     ) -> None:
         self.root_dir = Path(root_dir).resolve()
         self.extra_env = dict(extra_env or {})  # for the server and its kernels (e.g. the panels' code path)
         self.python = python
+        #: the notebooks' kernel runs this Python (default: JupyterLab's own kernelspec), e.g. the project's venv
+        #: under a JupyterLab installed elsewhere
+        self.kernel_python = kernel_python
         self.token = secrets.token_hex(24)
         self.port = 0
         self.proc: subprocess.Popen | None = None
@@ -122,7 +126,16 @@ class LabServer:
             f = dirs["settings"] / f"{plugin}.jupyterlab-settings"
             f.parent.mkdir(parents=True, exist_ok=True)
             f.write_text(json.dumps(values))
+        env = {}
+        if self.kernel_python:
+            spec = dirs["data"] / "kernels" / "python3"
+            spec.mkdir(parents=True, exist_ok=True)
+            argv = [self.kernel_python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+            (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (ipykernel)",
+                                                          "language": "python"}))  # fmt: skip
+            env["JUPYTER_PREFER_ENV_PATH"] = "0"  # this kernelspec, not the one of JupyterLab's venv
         return {
+            **env,
             "JUPYTERLAB_SETTINGS_DIR": str(dirs["settings"]),
             "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
             "JUPYTER_CONFIG_DIR": str(dirs["config"]),

@@ -72,8 +72,20 @@ PAGE_JS = r"""
     if (!t) { const s = el.querySelector('span[title]'); t = s ? s.textContent.trim() : ''; }
     return t;
   };
+  // ipywidgets 7's slider as jupyterlab_widgets 1.x draws it (the -ipyw7 modes): a jQuery UI slider, whose widget
+  // instance (options, value) sits in jQuery's data on the element
+  const jqSlider = (el) => {
+    if (!el) return null;
+    for (const k of Object.keys(el)) if (k.startsWith('jQuery') && el[k] && el[k].uiSlider) return el[k].uiSlider;
+    return null;
+  };
   // exact value of a noUiSlider handle (aria-value* attributes are rounded for display)
   const sliderValue = (h) => {
+    if (h.classList.contains('ui-slider-handle')) {
+      const jq = jqSlider(h.closest('.ui-slider'));
+      if (!jq) return NaN;
+      return Number(jq.options.range === true ? jq.values(Q(h.parentElement, '.ui-slider-handle').indexOf(h)) : jq.value());
+    }
     const t = h.closest('.noUi-target');
     if (!t || !t.noUiSlider) return Number(h.getAttribute('aria-valuenow'));
     const v = t.noUiSlider.get(true);
@@ -91,8 +103,10 @@ PAGE_JS = r"""
     pe.cells().forEach((c, ci) => {
       Q(c, '.jupyter-widgets.widget-slider').forEach((w) => {
         const target = w.querySelector('.noUi-target');
-        const handles = Q(w, '.noUi-handle');
-        const o = target && target.noUiSlider ? target.noUiSlider.options : null;
+        const handles = Q(w, '.noUi-handle, .ui-slider-handle');
+        const jq = jqSlider(w.querySelector('.ui-slider'));
+        const o = target && target.noUiSlider ? target.noUiSlider.options
+          : jq ? {range: {min: jq.options.min, max: jq.options.max}, step: Number(jq.options.step)} : null;
         handles.forEach((h, hi) => {
           add(ci, h, 'slider', {
             label: label(w) + (handles.length > 1 ? (hi ? ' (upper)' : ' (lower)') : ''),
@@ -101,6 +115,7 @@ PAGE_JS = r"""
             value: sliderValue(h),
             step: o && typeof o.step === 'number' ? o.step : null,
             vertical: w.classList.contains('widget-vslider'),
+            jquery: jq !== null,
             disabled: w.querySelector('[disabled]') !== null || h.hasAttribute('disabled'),
             readout: (w.querySelector('.widget-readout') || {}).textContent || null,
           });
@@ -148,7 +163,7 @@ PAGE_JS = r"""
   pe.readControl = (id) => {
     const e = pe.ctl(id);
     if (!e) return null;
-    if (e.classList.contains('noUi-handle')) {
+    if (e.classList.contains('noUi-handle') || e.classList.contains('ui-slider-handle')) {
       const w = e.closest('.widget-slider');
       return {value: sliderValue(e), readout: (w.querySelector('.widget-readout') || {}).textContent};
     }
@@ -227,6 +242,8 @@ PAGE_JS = r"""
 
 #: The notebook panel on screen (JupyterLab keeps other tabs' panels in the DOM, hidden).
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+#: JupyterLab 4 menu item -> its JupyterLab 3.6 names
+MENU_ITEM_LAB3 = {"Clear Outputs of All Cells": ["Clear All Outputs"]}
 
 BROWSER_ARGS = [
     "--no-sandbox",
@@ -325,7 +342,8 @@ class NotebookDriver:
 
     def menu(self, top: str, item: str) -> None:
         self.page.click(f".lm-MenuBar-itemLabel:text-is('{top}')")
-        self.page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+        names = [item, *MENU_ITEM_LAB3.get(item, [])]  # JupyterLab 3 (the -ipyw7 modes' front end) names some otherwise
+        self.page.click(", ".join(f".lm-Menu-itemLabel:text-is('{n}')" for n in names))
 
     def clear_outputs(self) -> None:
         """Show hidden inputs (their prompts tell whether they ran) and clear the stored outputs and counts,
@@ -504,7 +522,9 @@ class NotebookDriver:
         if kind == "slider":
             lo, hi, v, step = ctl["min"], ctl["max"], ctl["value"], ctl["step"] or 0
             n_steps = round((hi - lo) / step) if step else 100
-            big = n_steps >= 50  # fine sliders: PageUp/PageDown move 5 steps
+            # fine sliders: PageUp/PageDown move 5 steps (noUiSlider; jQuery UI's, ipywidgets 7, move a fifth of
+            # the range: arrows there)
+            big = n_steps >= 50 and not ctl.get("jquery")
             up, down = (
                 ("PageUp", "PageDown")
                 if big
