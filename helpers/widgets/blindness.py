@@ -38,6 +38,12 @@ ORDER_OPTIONS: list[tuple[str, tuple[str, ...]]] = [
     for p in itertools.permutations(sentence)
 ]
 POSITION_OPTIONS = [(N_("none"), "none"), (N_("X + PE (sinusoidal)"), "sinusoidal"), (N_("RoPE on q, k"), "rope")]
+#: The position method's name in the heatmap's title (the English title shows the method's key).
+POSITION_TITLE_NAMES = {
+    "none": pN_("figure", "none"),
+    "sinusoidal": pN_("figure", "sinusoidal"),
+    "rope": pN_("figure", "rope"),
+}
 DEFAULT_ORDER = ("鱼", "吃", "猫")
 
 #: The d = 512 example: the slider's default is 1/√d, the scale that keeps logits of order 1.
@@ -81,7 +87,9 @@ class ExplorerView(View):
         self.heatmap.update(
             weights,
             order,
-            title=pgettext("figure", "position: {position}, {mask}").format(position=position, mask=mask),
+            title=pgettext("figure", "position: {position}, {mask}").format(
+                position=pgettext("figure", POSITION_TITLE_NAMES[position]), mask=mask
+            ),
         )
         verdict = (
             pgettext("figure", "same as original order (max |Δ| < 1e-9)")
