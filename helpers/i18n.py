@@ -37,9 +37,9 @@ which a Chinese notebook differs from its English one). Any other value is refus
   switches apply it, both on only while the language is not English, and both taken off by
   ``set_language("en")``: :mod:`helpers.plots._style` (a hook of :func:`on_language_change`) makes matplotlib's
   ``Text.set_text`` pass every string through :func:`figure_text` (titles, labels, legends, annotations; the
-  artists that hold the English, a line's legend label, keep it), and here ipywidgets' widget-construction
-  callback (:func:`_install_widgets`) translates each new widget's description, option labels (never the values)
-  and a Label's text, and again whenever its code sets them.
+  artists that hold the English, a line's legend label, keep it), and :mod:`helpers.widgets._language` (another
+  hook) makes ipywidgets' widget-construction callback translate each new widget's description, option labels
+  (never the values) and a Label's text, and again whenever its code sets them.
 
 This module imports nothing of the course (it sits below everything that prints).
 """
@@ -153,7 +153,6 @@ def set_language(language: str) -> None:
     _language = language
     _install_stdout(language != "en")
     _install_markdown(language != "en")
-    _install_widgets(language != "en")
     for hook in _hooks:
         hook(language)
 
@@ -249,59 +248,6 @@ def figure_source(shown: str) -> str:
     """The English text that :func:`figure_text` translated into ``shown`` in this process (``shown`` itself if
     none): what the record of a Chinese run stores as the text's source."""
     return _FIGURE_SOURCES.get(shown, shown)
-
-
-def _translate_trait(widget, name: str) -> None:
-    value = getattr(widget, name, None)
-    shown = figure_text(value)
-    if shown != value:
-        setattr(widget, name, shown)
-
-
-def _translate_options(widget) -> None:
-    """A selection widget's option labels in the language; its values, index and value untouched. Skipped when two
-    labels would read the same (the label would no longer say which option it is)."""
-    labels = tuple(widget._options_labels)
-    shown = tuple(figure_text(label) for label in labels)
-    if shown == labels or len(set(shown)) != len(shown):
-        return
-    widget.set_trait("_options_labels", shown)
-    label = getattr(widget, "label", None)
-    if isinstance(label, str) and label in labels:
-        widget.label = shown[labels.index(label)]
-    elif isinstance(label, tuple) and all(item in labels for item in label):
-        widget.label = tuple(shown[labels.index(item)] for item in label)
-
-
-def _widget_constructed(widget) -> None:
-    """ipywidgets' construction callback in a language other than English: the new widget's description, option
-    labels and Label text translated (:func:`figure_text`) now and whenever its code sets them again."""
-    if _language == "en":
-        return
-    if isinstance(getattr(widget, "description", None), str):
-        _translate_trait(widget, "description")
-        widget.observe(lambda change: _translate_trait(change.owner, "description"), names="description")
-    if hasattr(widget, "_options_labels"):
-        _translate_options(widget)
-        widget.observe(lambda change: _translate_options(change.owner), names="options")
-    if type(widget).__name__ == "Label":
-        _translate_trait(widget, "value")
-        widget.observe(lambda change: _translate_trait(change.owner, "value"), names="value")
-
-
-def _install_widgets(on: bool) -> None:
-    """Register (or remove) :func:`_widget_constructed` as ipywidgets' widget-construction callback; in English
-    ipywidgets is not imported for it."""
-    if not on and "ipywidgets" not in sys.modules:
-        return
-    try:
-        from ipywidgets import Widget
-    except ImportError:  # no widgets installed: nothing to translate
-        return
-    if on:
-        Widget.on_widget_constructed(_widget_constructed)
-    elif Widget._widget_construction_callback is _widget_constructed:
-        Widget.on_widget_constructed(None)
 
 
 # ----------------------------------------------------------------------------------------- table columns

@@ -80,6 +80,8 @@ from matplotlib.offsetbox import OffsetBox
 from matplotlib.text import Text
 from PIL import Image as PILImage
 
+from helpers.widgets import _language  # noqa: F401  (widget text follows the course's language from here on)
+
 STYLE = {"description_width": "initial"}
 LAYOUT = W.Layout(width="380px")
 
