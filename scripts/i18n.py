@@ -590,17 +590,26 @@ def check_outputs_catalog(paths: Paths = DEFAULT) -> tuple[list[Problem], list[s
 FIGURES_CATALOG = "figures.po"
 FIGURES_MO = ROOT / "helpers" / "locale" / "zh_CN" / "LC_MESSAGES" / "figures.mo"
 SCREEN_RECORD = "screen_texts.json"
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-_ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
-_MATH_COMMAND = re.compile(r"\\[A-Za-z]+")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+MATH_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+
+def text_language(text: str) -> str:
+    """ "zh" (a CJK character), "neutral" (no English word of two or more letters) or "en"."""
+    if CJK.search(text):
+        return "zh"
+    words = MATH_COMMAND.sub(" ", text)  # a tick label "$\\mathdefault{10^{3}}$" is a number, not a word
+    return "en" if ENGLISH_WORD.search(words) else "neutral"
 
 
 def needs_figure_entry(source: str) -> bool:
     """A recorded figure or widget text that the figures catalog must cover: English words (a LaTeX command is not
-    one), no Chinese, and not one of the package's own figure texts (``pgettext("figure", ...)``, in helpers.po)."""
+    one), no Chinese (:func:`text_language`), and not one of the package's own figure texts
+    (``pgettext("figure", ...)``, in helpers.po)."""
     from helpers.i18n import translation
 
-    if _CJK.search(source) or not _ENGLISH_WORD.search(_MATH_COMMAND.sub(" ", source)):
+    if text_language(source) != "en":
         return False
     return translation("zh_CN").pgettext("figure", source) == source
 

@@ -30,43 +30,27 @@ import re
 import sys
 import tempfile
 import textwrap
-import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from i18n import cell_source, read_notebook  # noqa: E402
+from helpers.i18n import display_width  # noqa: E402
+from i18n import cell_source, read_notebook, text_language  # noqa: E402
 
 ZH = ROOT / "notebooks" / "zh"
 #: The stored texts of one Chinese run: {notebook: {cell index: [{"kind": "figure"|"widget", "texts": [...]}]}}; an
 #: item whose texts were translated at run time (helpers.i18n.figure_text) also has "sources": the English of each.
 RECORD = ROOT / "i18n" / "zh_CN" / "screen_texts.json"
 COLUMNS = 100
-CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
-MATH_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
 # ----------------------------------------------------------------------------------------------- rows
-def width(text: str) -> int:
-    """Display columns of ``text``: East Asian wide and full-width characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def display_rows(line: str) -> int:
     """Rows one line of text takes at :data:`COLUMNS` columns (a blank line: none)."""
     if not line.strip():
         return 0
-    return max(1, -(-width(line.rstrip()) // COLUMNS))
-
-
-def language(text: str) -> str:
-    """ "zh" (a CJK character), "neutral" (no English word of two or more letters) or "en"."""
-    if CJK.search(text):
-        return "zh"
-    words = MATH_COMMAND.sub(" ", text)  # a tick label "$\\mathdefault{10^{3}}$" is a number, not a word
-    return "en" if ENGLISH_WORD.search(words) else "neutral"
+    return max(1, -(-display_width(line.rstrip()) // COLUMNS))
 
 
 def markdown_lines(text: str) -> list[str]:
@@ -116,7 +100,7 @@ def count(rows: dict[str, int], kind: str, lines, per_line_rows: bool = True) ->
     for line in lines:
         n = display_rows(line) if per_line_rows else (1 if line.strip() else 0)
         if n:
-            key = "code" if kind == "code" else language(line)
+            key = "code" if kind == "code" else text_language(line)
             rows[key] = rows.get(key, 0) + n
 
 
@@ -141,7 +125,7 @@ def notebook_rows(path: Path, record: dict[str, list[dict]]) -> dict[str, int]:
             texts = [t for t in shown["texts"] if t.strip()]
             count(rows, "text", texts, per_line_rows=False)
             for t in texts:
-                key = f"{shown['kind']}_{language(t)}"
+                key = f"{shown['kind']}_{text_language(t)}"
                 rows[key] = rows.get(key, 0) + 1
     return rows
 
