@@ -205,9 +205,9 @@ TEXT_PANELS = [p for p in PANELS if p[0] not in TEXT_CHECKED_ELSEWHERE]
 #: the whole figure on some moves (a limit, a tick label or a legend's entries change), never show stale pixels.
 MUST_BLIT = {"04 rotation", "04 wavelength", "05 problem", "05 ntk", "05 yarn", "05 methods"}
 
-#: Panels not held to blitting every move: 05b's lab panel runs a trained model live on every move (the model's run
-#: dominates its redraw time) and its axes follow the run's length and scale.
-LIVE_MODEL = {"05 lab run"}
+#: Panels not held to blitting every move (none now: 05b's lab panel, whose axes follow the run's length and scale,
+#: draws those axes with every frame instead of redrawing the whole figure).
+LIVE_MODEL: set[str] = set()
 
 #: The moves that still redraw the whole figure once every artist has moved (the second round below): the set of
 #: artists or the axes' box changes. Every other move of every panel redraws only what moved.

@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib import font_manager, ft2font
 from matplotlib import text as mtext
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from helpers.cjk_font import FONT_FAMILY, cjk_font_path
 from helpers.i18n import figure_text, on_language_change, pgettext
@@ -246,6 +246,17 @@ def plain_log_axis(axis) -> None:
 
 def plain_number(value: float, _pos=None) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+
+
+def fixed_ticks(axis, ticks, labels=None, **text) -> None:
+    """``axis.set_ticks(ticks, labels, **text)``, unless the axis already has exactly these ticks (and labels): a
+    view that sets the same ticks on every slider move then leaves them alone instead of rebuilding them."""
+    locator = axis.get_major_locator()
+    same = isinstance(locator, FixedLocator) and np.array_equal(locator.locs, np.asarray(ticks, dtype=float))
+    if labels is not None and same:  # the labels as the axis would print them at these ticks
+        same = axis.get_major_formatter().format_ticks(list(locator.locs)) == [str(t) for t in labels]
+    if not same:
+        axis.set_ticks(ticks, labels, **text)
 
 
 def pair_ticks(n_pairs: int) -> np.ndarray:

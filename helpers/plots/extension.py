@@ -22,7 +22,7 @@ import numpy as np
 from helpers import scaling
 from helpers.i18n import pgettext
 from helpers.methods import method_info, method_style
-from helpers.plots._style import LiveLegend, log_limits, new_axes, pair_ticks, plain_log_axis
+from helpers.plots._style import LiveLegend, fixed_ticks, log_limits, new_axes, pair_ticks, plain_log_axis
 from helpers.plots._style import label as _label
 from helpers.plots.extension_compared import (
     GRID_METHODS,
@@ -319,7 +319,7 @@ class YarnRamp:
                 text.set_text(f" r = {n_rot:g}\n ({name})")
         self.ax.set_xlim(-0.05 * (code.size - 1), 1.05 * (code.size - 1))  # autoscaling's 5 % margins
         ticks = pair_ticks(code.size)
-        self.ax.set_xticks(ticks, [f"{k}\nr={v:.3g}" for k, v in zip(ticks, r[ticks], strict=True)], fontsize=7)
+        fixed_ticks(self.ax.xaxis, ticks, [f"{k}\nr={v:.3g}" for k, v in zip(ticks, r[ticks], strict=True)], fontsize=7)
         return self.ax
 
 

@@ -14,12 +14,12 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 from helpers import scaling
 from helpers.i18n import pgettext
 from helpers.methods import method_info, method_style
-from helpers.plots._style import LiveLegend, log_limits, new_axes, pair_ticks, plain_log_axis
+from helpers.plots._style import LiveLegend, fixed_ticks, log_limits, new_axes, pair_ticks, plain_log_axis
 from helpers.plots._style import label as _label
 from helpers.rope import rope_score_curve
 
@@ -45,8 +45,9 @@ def ratio_ticks(ax, factor: float) -> None:
     k = max(1, math.ceil(math.log2(factor)))
     step = 1 if k <= 6 else 2
     vals = [2.0**-j for j in range(0, k + 1, step)]
-    ax.set_yticks(vals, ["1" if v == 1 else f"1/{round(1 / v)}" for v in vals])
-    ax.set_yticks([], minor=True)
+    fixed_ticks(ax.yaxis, vals, ["1" if v == 1 else f"1/{round(1 / v)}" for v in vals])
+    if not isinstance(ax.yaxis.get_minor_locator(), NullLocator):
+        ax.yaxis.set_minor_locator(NullLocator())
     ax.set_ylim(1 / factor / 1.25, 1.2)
 
 
@@ -56,10 +57,13 @@ class FrequencyRatios:
     ``curves``: {method key (:data:`helpers.scaling.ROPE_SCALING`): inv_freq (D/2,)}, drawn with the method's label,
     colour and line style (:func:`helpers.methods.method_style`; an unknown key raises). 1 means untouched
     (extrapolated), 1/s means divided by s (interpolated, as PI). ``highlight``: a key drawn thick, the others thin.
+    ``axis_factor``: the largest s the y axis must show (a panel passes its slider's end, so the axis stays put while
+    s moves); None: the axis follows each update's s.
     """
 
-    def __init__(self, ax):
+    def __init__(self, ax, *, axis_factor: float | None = None):
         self.ax = ax
+        self.axis_factor = axis_factor
         self.lines: dict[str, object] = {}
         self.factor_line = ax.axhline(1.0, color="grey", lw=0.8, ls=":")
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
@@ -89,13 +93,14 @@ class FrequencyRatios:
         self.factor_line.set_visible(scaled)
         if scaled:
             self.factor_line.set_ydata([1 / factor, 1 / factor])
-            ratio_ticks(self.ax, factor)
+        if self.axis_factor is not None or scaled:
+            ratio_ticks(self.ax, self.axis_factor or factor)
         else:  # back to the default log ticks, as on a fresh axes
             self.ax.set_yscale("log")
             ratios = [line.get_ydata() for line in self.lines.values()]
             self.ax.set_ylim(*log_limits(np.concatenate([*ratios, [1.0]])))
         self.ax.set_xlim(-0.05 * (reference.size - 1), 1.05 * (reference.size - 1))
-        self.ax.set_xticks(pair_ticks(reference.size))
+        fixed_ticks(self.ax.xaxis, pair_ticks(reference.size))
         handles = list(self.lines.values())
         self.legend.update(handles, [h.get_label() for h in handles], key=highlight)
         return self.ax
@@ -185,7 +190,7 @@ class ScoreVsDistance:
         self.ax.set_xlim(*log_limits([dist[0], dist[-1], train_len]))
         self.ax.relim()
         self.ax.autoscale_view(scalex=False)
-        self.ax.set_xticks([10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view
+        fixed_ticks(self.ax.xaxis, [10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view
         if self.legend is not None:
             handles = [line for lines in self.lines.values() for line in lines]
             self.legend.update(handles, [h.get_label() for h in handles], key=highlight)

@@ -23,6 +23,7 @@ notebook 07's list and the per-method tests then include it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -78,6 +79,12 @@ CALLER_KEYS = frozenset({"max_position_embeddings", "seq_len"})
 _FROM_FACTOR_AND_LENGTH = frozenset({"factor", "original_max_position_embeddings"})
 
 
+@functools.cache
+def _signature_parameters(fn: Callable) -> tuple[inspect.Parameter, ...]:
+    """``fn``'s parameters, read once (the panels ask for them on every slider move)."""
+    return tuple(inspect.signature(fn).parameters.values())
+
+
 @dataclass(frozen=True)
 class ScalingMethod:
     """One RoPE scaling method: its function and what the course needs to configure, compare and show it.
@@ -126,12 +133,12 @@ class ScalingMethod:
     @property
     def parameters(self) -> tuple[str, ...]:
         """Every parameter of the function after (dim, base)."""
-        return tuple(inspect.signature(self.fn).parameters)[2:]
+        return tuple(p.name for p in _signature_parameters(self.fn))[2:]
 
     @property
     def required(self) -> tuple[str, ...]:
         """The parameters without a default."""
-        params = list(inspect.signature(self.fn).parameters.values())[2:]
+        params = _signature_parameters(self.fn)[2:]
         return tuple(p.name for p in params if p.default is inspect.Parameter.empty)
 
     @property

@@ -19,7 +19,7 @@ from helpers import scaling
 from helpers.i18n import _, pgettext
 from helpers.methods import method_info
 from helpers.plots import extension as P
-from helpers.plots._style import log_limits, plain_number
+from helpers.plots._style import fixed_ticks, log_limits, plain_number
 from helpers.widgets._common import STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
 
 SINGLE_LAYOUT = Layout((6.0, 3.2), left=0.145, bottom=0.15, right=0.97, top=0.9)
@@ -152,7 +152,7 @@ class YarnView(View):
     def setup(self, axes):
         self.ramp = P.YarnRamp(axes[0], legend=False)
         _title(axes[0], pgettext("figure", "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)"))
-        self.ratios = P.FrequencyRatios(axes[1])
+        self.ratios = P.FrequencyRatios(axes[1], axis_factor=YARN_FACTOR_MAX)
 
     def update(self, factor, train_len, beta_fast, dim, base):
         self.ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0)
@@ -162,7 +162,6 @@ class YarnView(View):
         )
         curves = {k: inv for k, (inv, _) in freqs.items()}  # {method key: (D/2,)}
         ax1 = self.ratios.update(curves, theta, factor=factor, highlight="yarn")
-        P.ratio_ticks(ax1, YARN_FACTOR_MAX)
         _title(
             ax1,
             pgettext("figure", "θ′/θ at s = {factor:g}, L = {train_len}, β_fast = {beta_fast:g}").format(
@@ -227,7 +226,7 @@ class MethodsView(View):
     layout = METHODS_LAYOUT
 
     def setup(self, axes):
-        self.ratios = P.FrequencyRatios(axes[0])
+        self.ratios = P.FrequencyRatios(axes[0], axis_factor=METHODS_FACTOR_MAX)
         self.scores = P.ScoreVsDistance(axes[1], legend=False)
 
     def update(self, factor, highlight, dim, base, train_len):
@@ -235,13 +234,12 @@ class MethodsView(View):
         theta = methods["default"][0]  # (D/2,)
         curves = {k: v[0] for k, v in methods.items() if k != "default"}
         ax0 = self.ratios.update(curves, theta, factor=factor, highlight=highlight)
-        P.ratio_ticks(ax0, METHODS_FACTOR_MAX)
         _title(ax0, pgettext("figure", "θ′/θ per pair, s = {factor:g}").format(factor=factor))
         shown = {"default": methods["default"], highlight: methods[highlight]}  # plain RoPE and the selected method
         ax1 = self.scores.update(shown, train_len, max(int(factor * train_len), 2), highlight=highlight)
         farthest = int(METHODS_FACTOR_MAX * train_len)
         ax1.set_xlim(*log_limits([1, farthest, train_len]))
-        ax1.set_xticks([10.0**k for k in range(int(math.log10(farthest)) + 1)])
+        fixed_ticks(ax1.xaxis, [10.0**k for k in range(int(math.log10(farthest)) + 1)])
         ax1.set_ylim(*SCORE_YLIM)
         _title(
             ax1,

@@ -7,6 +7,8 @@ the lab's names (:data:`helpers.lab.methods.METHODS`), offered per scale where a
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as W
 
 from helpers.i18n import _, figure_text, pgettext
@@ -17,7 +19,7 @@ from helpers.lab.methods import METHODS
 from helpers.plots.lab import LiveRun
 from helpers.widgets._common import STYLE, Layout, View, panel, view_on
 
-__all__ = ["LAB_LAYOUT", "draw_lab_run", "lab_panel", "methods_at"]
+__all__ = ["LAB_LAYOUT", "documents_per_run", "draw_lab_run", "lab_panel", "methods_at", "panel_run"]
 
 LAB_LAYOUT = Layout(
     (10.0, 3.7), left=0.065, bottom=0.14, right=0.985, top=0.9, ncols=2, wspace=0.25, width_ratios=(1.5, 1.0)
@@ -35,6 +37,23 @@ def methods_at(scale: str) -> list[str]:
     ]
 
 
+def documents_per_run(scale: str, length: int) -> int:
+    """Documents per live run: enough for a smooth loss curve, few enough for about 0.1 s (a 2048-token map of 2
+    heads of the small scale already holds 8 M weights per layer and document)."""
+    if scale == "tiny":
+        return 8 if length <= 512 else 2
+    return 4 if length <= 512 else 2 if length <= 1024 else 1
+
+
+@functools.lru_cache(maxsize=64)
+def panel_run(scale: str, method: str, seed: int, length: int) -> dict:
+    """The panel's live run of ``method`` at ``scale`` (:func:`helpers.lab.inspection.live_run` on
+    :func:`documents_per_run` documents), kept: the shipped checkpoints and the evaluation documents are fixed, so a
+    setting the learner comes back to is not computed again (a switch of scale then costs only its drawing). The
+    drawing reads the run and never writes to it."""
+    return live_run(method, length, seed=seed, scale=scale, n_sequences=documents_per_run(scale, length))
+
+
 class LabRunView(View):
     layout = LAB_LAYOUT
 
@@ -45,10 +64,7 @@ class LabRunView(View):
         if method not in methods_at(scale):
             raise ValueError(f"method {method!r} has no checkpoint at scale {scale!r}; allowed: {methods_at(scale)}")
         length = multiple * SCALES[scale].train_len
-        # documents per run: enough for a smooth loss curve, few enough for about 0.1 s (a 2048-token map of 2 heads
-        # of the small scale already holds 8 M weights per layer and document)
-        n = (8 if length <= 512 else 2) if scale == "tiny" else (4 if length <= 512 else 2 if length <= 1024 else 1)
-        run = live_run(method, length, seed=seed, scale=scale, n_sequences=n)
+        run = panel_run(scale, method, seed, length)
         label = pgettext("figure", "{method}, {scale} (L = {train_len}), seed {seed}, T = {length}").format(
             method=figure_text(METHODS[method].label),
             scale=scale,
@@ -58,6 +74,15 @@ class LabRunView(View):
         )
         self.drawing.update(run, label=label, length=length, color=METHODS[method].color)
         return self.fig
+
+    def moving_artists(self):
+        """Everything a run changes. The loss axes' x axis and both axes of the map follow the run's length, so they
+        are drawn with every frame (a switch of scale or length then redraws only these, not the whole figure); no
+        static artist depends on those limits (the chance-level line spans the axes' width in axes coordinates)."""
+        d = self.drawing
+        loss, attention = d.loss_ax, d.map_ax
+        return [d.line, d.train_line, d.train_text, d.note, loss.title, loss.xaxis, d.image, attention.title,
+                attention.xaxis, attention.yaxis]  # fmt: skip
 
 
 def draw_lab_run(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, multiple: int = 2, *, fig=None):
@@ -78,9 +103,13 @@ def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, m
         options=[(f"{k}×L", k) for k in (1, 2, 4, 8)], value=multiple, description=_("length T"), style=STYLE
     )
 
+    def method_kept(new_scale: str) -> str:
+        """The method shown after a switch to ``new_scale``: the same one where it has a checkpoint there."""
+        return method_w.value if method_w.value in methods_at(new_scale) else "rope+default"
+
     def on_scale(change):
         hold["on"] = True  # change the method list without a redraw for the intermediate state
-        keep = method_w.value if method_w.value in methods_at(change["new"]) else "rope+default"
+        keep = method_kept(change["new"])
         method_w.options = methods_at(change["new"])
         method_w.value = keep
         hold["on"] = False
@@ -88,4 +117,6 @@ def lab_panel(scale: str = "tiny", method: str = "rope+linear", seed: int = 0, m
     scale_w.observe(on_scale, names="value")
     controls = {"scale": scale_w, "method": method_w, "seed": seed_w, "multiple": length_w}
     assert [k * SCALES[scale].train_len for k in (1, 2, 4, 8)] == list(lengths_of(scale))
+    for other in SCALES:  # the other scale's run of these settings too, so that the first switch of scale is quick
+        panel_run(other, method_kept(other), seed, multiple * SCALES[other].train_len)
     return panel(draw_lab_run, controls, layout=LAB_LAYOUT, columns=2, hold=hold)
