@@ -155,7 +155,10 @@ class YarnView(View):
         self.ratios = P.FrequencyRatios(axes[1], axis_factor=YARN_FACTOR_MAX)
 
     def update(self, factor, train_len, beta_fast, dim, base):
-        self.ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0)
+        ramp = (dim, base, train_len, beta_fast)
+        if ramp != getattr(self, "ramp_shown", None):  # s leaves the ramp as it is: its artists stay unchanged
+            self.ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0)
+            self.ramp_shown = ramp
         theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
         freqs = scaling.extension_frequencies(
             dim, base, factor, train_len, methods=YARN_COMPARED, knobs={"beta_fast": beta_fast}
