@@ -146,6 +146,56 @@ def test_frames_blit_moving_artists_and_redraw_everything_when_something_static_
     assert frames.last == "full"
 
 
+class _SideBySide(C.View):
+    """Two axes in a row, each with a moving line and a moving title; ``left`` and ``right`` move them."""
+
+    layout = C.Layout((6.0, 2.0), left=0.1, bottom=0.2, right=0.95, top=0.8, ncols=2, wspace=0.4)
+
+    def setup(self, axes):
+        self.lines = [ax.plot([0, 1], [0, 0], lw=2)[0] for ax in axes]
+        for ax in axes:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(-1, 1)
+
+    def update(self, left=0.0, right=0.0, left_title="left"):
+        for ax, line, k, title in zip(self.axes, self.lines, (left, right), (left_title, "right"), strict=True):
+            if list(line.get_ydata()) != [0, k]:  # an axes left as it was stays unchanged (not stale)
+                line.set_data([0, 1], [0, k])
+            if ax.get_title() != title:
+                ax.set_title(title)
+        return self.fig
+
+    def moving_artists(self):
+        return [*self.lines, *(ax.title for ax in self.axes)]
+
+
+def test_an_unchanged_axes_is_kept_from_the_last_frame_only_while_every_axes_stays_in_its_strip():
+    fig = Figure(figsize=_SideBySide.layout.figsize, dpi=C.DPI)
+    view = C.view_on(_SideBySide, fig)
+    frames = C.Frames(fig, view.moving_artists())
+    left, right = view.axes
+    long_title = "a left title far too long for its own half of the figure, reaching into the right one"
+    steps = [
+        ({"right": 0.5}, set()),  # first frame (full)
+        ({"right": 0.7}, {left}),  # only the right axes moved: the left one's strip is copied
+        ({"right": 0.7, "left": 0.3}, {right}),
+        ({"right": -0.2, "left": 0.6}, set()),  # both moved: nothing kept (and nothing checked)...
+        ({"right": 0.1, "left": 0.6}, set()),  # ... so the next frame, unchecked before, keeps nothing but is checked
+        ({"right": 0.2, "left": 0.6}, {left}),
+        ({"right": 0.2, "left": 0.6, "left_title": long_title}, set()),  # the left title crosses the cut: checked
+        ({"right": 0.3, "left": 0.6, "left_title": long_title}, set()),  # ... and the right axes cannot be kept alone
+    ]
+    for values, kept in steps:
+        view.update(**values)
+        png = frames.frame()
+        assert frames.kept == kept, values
+        fresh = Figure(figsize=_SideBySide.layout.figsize, dpi=C.DPI)
+        assert png == C.png_bytes(C.view_on(_SideBySide, fresh).update(**values)), values
+    assert frames.counts == {"full": 1, "blit": len(steps) - 1}
+    strips = frames.strips.strips
+    assert strips[left][2] == strips[right][0] and (strips[left][0], strips[right][2]) == (0, 600)  # they tile it
+
+
 def test_panel_mode_refuses_an_unknown_value(monkeypatch):
     monkeypatch.setenv("PE_PANEL_REDRAW", "fast")
     with pytest.raises(ValueError, match=r"PE_PANEL_REDRAW='fast': allowed values are blit, full"):

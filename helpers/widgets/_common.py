@@ -33,6 +33,10 @@ How a View declares its moving artists:
   static artist of that axes depends on that direction's limits (declare such artists moving too); the pixel
   comparison with a fresh drawing (``tests/test_panels.py``) checks it.
 
+Axes side by side (one row or one column of axes, :class:`Strips`): a move that changes nothing in one of them (05's
+YaRN panel: the scale factor leaves the ramp on the left as it is) keeps that axes' strip of the last frame instead
+of drawing its moving artists again; exact because every axes' moving artists are checked to stay in their strip.
+
 Drawing what moved, faster (matplotlib 3.11; older versions draw the same pixels the slower way). A moving legend,
 title or tick label is mostly text, redrawn on every frame with strings seen before. A panel's canvas
 (:class:`GlyphCacheCanvas`) keeps each string's glyph layout and each glyph's FreeType bitmap per 1/64-pixel phase
@@ -76,8 +80,11 @@ from matplotlib.backends import backend_agg
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 from matplotlib.offsetbox import OffsetBox
+from matplotlib.spines import Spine
 from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 from PIL import Image as PILImage
 
 from helpers.widgets import _language  # noqa: F401  (widget text follows the course's language from here on)
@@ -577,6 +584,110 @@ def _drawn_in(artist: Artist, ax) -> bool:
     return True
 
 
+def _strips(fig: Figure, width: int, height: int) -> dict | None:
+    """{axes: (x0, y0, x1, y1) pixels} cutting the figure into one strip per axes, or None.
+
+    Only for axes side by side in one row (or one above the other in one column) whose boxes do not overlap: the cut
+    between two neighbours is the middle of the gap between their boxes; the strips tile the figure."""
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    if len(axes) < 2 or len(axes) != len(fig.axes):
+        return None
+    for dim, size in ((0, width), (1, height)):  # 0: a row (cut along x), 1: a column (cut along y)
+        boxes = sorted(((ax.bbox.extents[dim], ax.bbox.extents[dim + 2], ax) for ax in axes), key=lambda b: b[0])
+        if all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:], strict=False)):
+            cuts = [0, *(round((a[1] + b[0]) / 2) for a, b in zip(boxes, boxes[1:], strict=False)), size]
+            return {
+                ax: (lo, 0, hi, height) if dim == 0 else (0, lo, width, hi)
+                for (_, _, ax), lo, hi in zip(boxes, cuts[:-1], cuts[1:], strict=True)
+            }
+    return None
+
+
+#: Pixels of antialiasing and rounding around an artist's measured extent.
+_EDGE_PX = 2
+
+
+def _within(artist: Artist, ax, strip: tuple[int, int, int, int], renderer) -> bool:
+    """Does every pixel ``artist`` (a moving artist of ``ax``) draws lie inside ``strip``? Measured for the artists
+    whose extent bounds their pixels (clipped ones by their clip box; texts without a box, legends without a
+    shadow, axis objects with their ticks, spines, unclipped lines); any other artist answers no."""
+    if not artist.get_visible() or not _drawn_in(artist, ax):
+        return True  # draws nothing
+    if artist.get_path_effects() or artist.get_agg_filter() is not None:
+        return False
+    clip = artist.get_clip_box() if artist.get_clip_on() else None
+    if clip is not None and not isinstance(artist, (Text, Legend, Axis)):
+        box = clip.padded(_EDGE_PX)
+    elif isinstance(artist, Axis):  # tick labels and label, and the tick marks around the axes' box
+        ticks = artist.majorTicks[0].get_tick_padding() if artist.majorTicks else 0
+        box = Bbox.union([artist.get_tightbbox(renderer) or ax.bbox, ax.bbox.padded(ticks + _EDGE_PX)])
+    elif isinstance(artist, Text) and artist.get_bbox_patch() is None:
+        box = artist.get_window_extent(renderer).padded(_EDGE_PX)
+    elif isinstance(artist, Legend) and not artist.shadow:
+        box = artist.get_window_extent(renderer).padded(_EDGE_PX)
+    elif isinstance(artist, Spine) and artist.spine_type in ax.spines and artist.get_position() == ("outward", 0.0):
+        box = ax.bbox.padded(_EDGE_PX + artist.get_linewidth() * artist.figure.dpi / 72)  # on the axes' edge
+    elif isinstance(artist, (Line2D, Spine)):
+        box = artist.get_window_extent(renderer).padded(_EDGE_PX + artist.get_linewidth() * artist.figure.dpi / 72)
+    else:
+        return False
+    x0, y0, x1, y1 = box.extents
+    return (
+        bool(np.isfinite(box.extents).all()) and strip[0] <= x0 and strip[1] <= y0 and x1 <= strip[2] and y1 <= strip[3]
+    )
+
+
+class Strips:
+    """Moving artists kept from the last frame, axes by axes (for figures of axes side by side, :func:`_strips`).
+
+    When a move changes nothing in one axes (none of its moving artists ``stale``, its limits the same), that axes'
+    strip of the last frame is copied instead of drawing its moving artists again. This is exact when every axes'
+    moving artists draw only inside its own strip, in the last frame and in this one: checked (:func:`_within`)
+    before a frame for every axes it draws, whenever some axes is unchanged (a frame that changes every axes keeps
+    nothing and is not checked, so the frame after it keeps nothing either, but is checked); a frame that fails the
+    check keeps nothing."""
+
+    def __init__(self, strips: dict):
+        self.strips = strips
+        self.previous: np.ndarray | None = None  # the last frame's pixels (H, W, 4), rows from the top, if trusted
+        self.limits: dict = {}  # axes -> its limits in the last frame
+        self.trusted = False  # the frame being drawn draws every axes' moving artists inside its strip
+
+    @staticmethod
+    def groups(layers, moving: set[Artist]) -> dict:
+        """{axes: its moving artists}."""
+        return {ax: [a for a in artists if a in moving] for ax, artists in layers[1:]}
+
+    def check(self, groups: dict, axes, renderer) -> bool:
+        return all(_within(a, ax, self.strips[ax], renderer) for ax in axes for a in groups[ax])
+
+    def plan(self, groups: dict, renderer) -> set:
+        """The axes whose strip this frame takes from the last one (see the class docstring)."""
+        same = {
+            ax
+            for ax, artists in groups.items()
+            if (ax.get_xlim(), ax.get_ylim()) == self.limits.get(ax) and not any(map(_stale, artists))
+        }
+        if not same:
+            self.trusted = False
+            return set()
+        keep = same if self.trusted and self.previous is not None else set()
+        self.trusted = self.check(groups, set(groups) - keep, renderer)
+        return keep if self.trusted else set()
+
+    def keep(self, pixels: np.ndarray, axes) -> None:
+        """Copy the strips of ``axes`` from the last frame into ``pixels`` (H, W, 4)."""
+        height = pixels.shape[0]
+        for ax in axes:
+            x0, y0, x1, y1 = self.strips[ax]
+            pixels[height - y1 : height - y0, x0:x1] = self.previous[height - y1 : height - y0, x0:x1]
+
+    def remember(self, pixels: np.ndarray, groups: dict) -> None:
+        """After a frame: its limits, and its pixels if it was checked."""
+        self.limits = {ax: (ax.get_xlim(), ax.get_ylim()) for ax in groups}
+        self.previous = pixels.copy() if self.trusted else None
+
+
 class Frames:
     """A figure's frames, redrawing only its moving artists on a cached background (see the module docstring).
 
@@ -598,6 +709,8 @@ class Frames:
         self.structure = None
         self.counts = {"full": 0, "blit": 0}
         self.last = ""  # the kind of the last frame: "full" or "blit"
+        self.strips: Strips | None = None  # axes side by side: an unchanged axes' moving artists kept (Strips)
+        self.kept: set = set()  # the axes whose strip the last frame took from the frame before
 
     def _layers(self) -> list[tuple[object, list[Artist]]]:
         """(container, its artists in drawing order) for the figure, then each axes (the order of a full draw)."""
@@ -663,19 +776,33 @@ class Frames:
             _cache_text_layouts(self.fig)
             self.boxes = [box for a in everything for box in a.findobj(OffsetBox)]
         with _offsetbox_layouts_once(() if self.plain else self.boxes):
+            renderer = canvas.get_renderer()
+            groups = Strips.groups(layers, self.moving)
+            self.kept = set()
             if full:
                 for a in everything:
                     a.set_animated(a in self.moving)
                 canvas.draw()
                 self.background = canvas.copy_from_bbox(self.fig.bbox)
                 self.structure = self._structure(layers)
+                size = canvas.get_width_height(physical=True)
+                cut = None if self.plain or any(a in self.moving for a in layers[0][1]) else _strips(self.fig, *size)
+                self.strips = Strips(cut) if cut else None
+                if self.strips is not None:
+                    self.strips.trusted = self.strips.check(groups, set(groups), renderer)
             else:
                 canvas.restore_region(self.background)
-            renderer = canvas.get_renderer()
+                if self.strips is not None:
+                    self.kept = self.strips.plan(groups, renderer)
+                    self.strips.keep(np.asarray(canvas.buffer_rgba()), self.kept)
             for container, artists in layers[1:] + layers[:1]:  # axes (zorder 0) first, then figure-level artists
+                if container in self.kept:
+                    continue
                 for a in artists:
                     if a in self.moving and (container is self.fig or _drawn_in(a, container)):
                         a.draw(renderer)
+            if self.strips is not None:
+                self.strips.remember(np.asarray(canvas.buffer_rgba()), groups)
         for a in everything if full else self.moving:  # a static artist stays unstale until something changes it
             _unstale(a)
         self.last = "full" if full else "blit"
