@@ -776,13 +776,13 @@ class Frames:
             _cache_text_layouts(self.fig)
             self.boxes = [box for a in everything for box in a.findobj(OffsetBox)]
         with _offsetbox_layouts_once(() if self.plain else self.boxes):
-            renderer = canvas.get_renderer()
             groups = Strips.groups(layers, self.moving)
             self.kept = set()
             if full:
                 for a in everything:
                     a.set_animated(a in self.moving)
                 canvas.draw()
+                renderer = canvas.get_renderer()
                 self.background = canvas.copy_from_bbox(self.fig.bbox)
                 self.structure = self._structure(layers)
                 size = canvas.get_width_height(physical=True)
@@ -792,6 +792,7 @@ class Frames:
                     self.strips.trusted = self.strips.check(groups, set(groups), renderer)
             else:
                 canvas.restore_region(self.background)
+                renderer = canvas.get_renderer()
                 if self.strips is not None:
                     self.kept = self.strips.plan(groups, renderer)
                     self.strips.keep(np.asarray(canvas.buffer_rgba()), self.kept)
