@@ -284,3 +284,19 @@ def test_text_stays_inside_the_figure_at_every_extreme(name, make, draw, keyword
     for desc, control in controls.items():  # each control at its other extreme, the others at their defaults
         fig, _ = _fresh(draw, layout, {**values, keywords[desc]: moved_value(control)})
         assert_text_inside(fig, (name, desc))
+
+
+def test_a_move_of_yarn_s_keeps_the_ramp_from_the_last_frame(shown):
+    """05's YaRN panel: the scale factor changes only the right axes, so the left one (the ramp, its r tick labels and
+    markers) is copied from the last frame (helpers.widgets._common.Strips), and the picture is still a fresh draw."""
+    controls = panel_controls(WX.yarn_panel())
+    frames = list(C._FRAMES.values())[-1]
+    view = list(C._VIEWS.values())[-1]
+    factor = controls["scale factor s (×)"]
+    for value in (5.0, 6.0):
+        factor.value = value
+        assert frames.kept == {view.axes[0]}, f"s = {value}: kept {frames.kept}"
+    values = {"factor": 6.0, "train_len": 2048, "beta_fast": 32.0}
+    assert shown[-1] == _fresh(WX.draw_yarn, WX.YARN_LAYOUT, values)[1]
+    controls["original context L (tokens)"].value = 4096  # both axes change: nothing kept
+    assert frames.kept == set()
