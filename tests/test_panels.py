@@ -300,3 +300,15 @@ def test_a_move_of_yarn_s_keeps_the_ramp_from_the_last_frame(shown):
     assert shown[-1] == _fresh(WX.draw_yarn, WX.YARN_LAYOUT, values)[1]
     controls["original context L (tokens)"].value = 4096  # both axes change: nothing kept
     assert frames.kept == set()
+
+
+def test_the_lab_panel_after_a_run_shows_a_setting_that_cannot_run_as_a_fresh_draw_does(shown):
+    """05b: the learned table ends at the tiny scale's 2·L positions, so learned at 4·L cannot run; the panel then shows
+    what a fresh figure shows for it (no L mark, no image extent or limits left from the run before)."""
+    controls = panel_controls(WLab.lab_panel())
+    controls["length T"].value = 4
+    controls["method"].value = "sinusoidal"  # a run that works at 4·L
+    controls["method"].value = "learned"  # and one that cannot run there
+    values = {"scale": "tiny", "method": "learned", "seed": 0, "multiple": 4}
+    assert WLab.panel_run("tiny", "learned", 0, 4 * 64)["status"] == "cannot run"
+    assert_same_picture(shown[-1], _fresh(WLab.draw_lab_run, WLab.LAB_LAYOUT, values)[1], "05b, learned at 4·L")

@@ -208,15 +208,20 @@ class LiveRun:
         self.map_ax.set_ylabel(pgettext("figure", "query position (tokens)"))
 
     def update(self, run: dict, *, label: str, length: int, color: str = "C0"):
-        if run["status"] != "ok":
+        if run["status"] != "ok":  # every property a run sets, back to a fresh drawing's (no run, no L to mark)
             self.line.set_data([], [])
             self.note.set_text(run["message"][:60] + "…")
+            self.train_line.set_visible(False)
+            self.train_text.set_visible(False)
             self.image.set_data(np.zeros((2, 2)))
+            self.image.set_extent((-0.5, 1.5, 1.5, -0.5))  # imshow's own extent of a 2 × 2 image
             self.loss_ax.set_xlim(0, length)
             self.map_ax.set_title(pgettext("figure", "cannot run"), fontsize=9, pad=4)
             self.loss_ax.set_title(label, fontsize=9, pad=4)
             return
         self.note.set_text("")
+        self.train_line.set_visible(True)
+        self.train_text.set_visible(True)
         losses = run["loss_by_position"]
         train_len = run["train_len"]
         bucket = max(train_len // 4, 1)
