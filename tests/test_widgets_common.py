@@ -150,6 +150,7 @@ class _SideBySide(C.View):
     """Two axes in a row, each with a moving line and a moving title; ``left`` and ``right`` move them."""
 
     layout = C.Layout((6.0, 2.0), left=0.1, bottom=0.2, right=0.95, top=0.8, ncols=2, wspace=0.4)
+    keeps_unchanged_axes = True
 
     def setup(self, axes):
         self.lines = [ax.plot([0, 1], [0, 0], lw=2)[0] for ax in axes]
@@ -172,7 +173,7 @@ class _SideBySide(C.View):
 def test_an_unchanged_axes_is_kept_from_the_last_frame_only_while_every_axes_stays_in_its_strip():
     fig = Figure(figsize=_SideBySide.layout.figsize, dpi=C.DPI)
     view = C.view_on(_SideBySide, fig)
-    frames = C.Frames(fig, view.moving_artists())
+    frames = C.Frames(fig, view.moving_artists(), keep_axes=True)
     left, right = view.axes
     long_title = "a left title far too long for its own half of the figure, reaching into the right one"
     steps = [
@@ -194,6 +195,96 @@ def test_an_unchanged_axes_is_kept_from_the_last_frame_only_while_every_axes_sta
     assert frames.counts == {"full": 1, "blit": len(steps) - 1}
     strips = frames.strips.strips
     assert strips[left][2] == strips[right][0] and (strips[left][0], strips[right][2]) == (0, 600)  # they tile it
+
+
+class _Annotated(C.View):
+    """Two axes side by side; the left one's annotation moves by setting ``xy``, which marks nothing ``stale``."""
+
+    layout = _SideBySide.layout
+
+    def setup(self, axes):
+        for ax in axes:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(-1, 1)
+        arrow = {"arrowstyle": "->"}
+        self.note = axes[0].annotate("peak", xy=(0.2, 0), xytext=(0, 8), textcoords="offset points", arrowprops=arrow)
+        (self.line,) = axes[1].plot([0, 1], [0, 0])
+
+    def update(self, left=0.0, right=0.0):
+        self.note.xy = (0.2 + 0.5 * left, left)
+        self.line.set_data([0, 1], [0, right])
+        return self.fig
+
+    def moving_artists(self):
+        return [self.note, self.line]
+
+
+class _MarkerEdge(_Annotated):
+    """Right: an unclipped marker whose thick edge reaches past the cut between the axes."""
+
+    layout = C.Layout((6.0, 2.0), left=0.1, bottom=0.2, right=0.95, top=0.8, ncols=2, wspace=0.1702)
+    keeps_unchanged_axes = True
+
+    def setup(self, axes):
+        for ax in axes:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(-1, 1)
+        (self.left,) = axes[0].plot([0.5], [0], "s")
+        (self.dot,) = axes[1].plot([0], [0], "o", ms=20, mew=12, mfc="none", mec="C3", lw=1, clip_on=False)
+        axes[1].tick_params(labelleft=False)
+
+    def update(self, left=0.0, right=0.0):
+        if self.left.get_ydata()[0] != left:
+            self.left.set_ydata([left])
+        self.dot.set_ydata([right])
+        return self.fig
+
+    def moving_artists(self):
+        return [self.left, self.dot]
+
+
+class _LongTicks(_MarkerEdge):
+    """Right: a moving y axis with 20-point ticks and no labels, reaching past the cut."""
+
+    layout = C.Layout((6.0, 2.0), left=0.1, bottom=0.2, right=0.95, top=0.8, ncols=2, wspace=0.2174)
+
+    def setup(self, axes):
+        for ax in axes:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(-1, 1)
+        (self.left,) = axes[0].plot([0.5], [0], "s")
+        axes[1].tick_params(axis="y", length=20, width=2, labelleft=False)
+
+    def update(self, left=0.0, right=1.0):
+        if self.left.get_ydata()[0] != left:
+            self.left.set_ydata([left])
+        self.axes[1].set_ylim(-right, right)
+        return self.fig
+
+    def moving_artists(self):
+        return [self.left, self.axes[1].yaxis]
+
+
+@pytest.mark.parametrize(
+    ("kind", "steps"),
+    [
+        (_Annotated, [{"right": 0.5}, {"right": 0.6, "left": 0.8}, {"right": 0.7, "left": 0.8}]),
+        (_MarkerEdge, [{"right": 0.5}, {"right": -0.5}, {"right": 0.2}]),
+        (_LongTicks, [{"right": 1.0}, {"right": 1.37}, {"right": 2.9}]),
+    ],
+    ids=["in-place change, no strips", "marker edge past the cut", "tick marks past the cut"],
+)
+def test_strips_never_keep_pixels_that_changed(kind, steps):
+    """A View that changes an artist in place does not keep axes (it does not set ``keeps_unchanged_axes``); a marker's
+    edge or a tick mark that reaches into the neighbour's strip is measured (points converted to pixels)."""
+    fig = Figure(figsize=kind.layout.figsize, dpi=C.DPI)
+    view = C.view_on(kind, fig)
+    frames = C.Frames(fig, view.moving_artists(), keep_axes=kind.keeps_unchanged_axes)
+    for values in steps:
+        view.update(**values)
+        png = frames.frame()
+        fresh = Figure(figsize=kind.layout.figsize, dpi=C.DPI)
+        assert png == C.png_bytes(C.view_on(kind, fresh).update(**values)), (kind.__name__, values, frames.kept)
 
 
 def test_panel_mode_refuses_an_unknown_value(monkeypatch):

@@ -33,9 +33,11 @@ How a View declares its moving artists:
   static artist of that axes depends on that direction's limits (declare such artists moving too); the pixel
   comparison with a fresh drawing (``tests/test_panels.py``) checks it.
 
-Axes side by side (one row or one column of axes, :class:`Strips`): a move that changes nothing in one of them (05's
-YaRN panel: the scale factor leaves the ramp on the left as it is) keeps that axes' strip of the last frame instead
-of drawing its moving artists again; exact because every axes' moving artists are checked to stay in their strip.
+Axes side by side (one row or one column of axes, :class:`Strips`), in a View that sets
+:attr:`View.keeps_unchanged_axes`: a move that changes nothing in one of them (05's YaRN panel: the scale factor
+leaves the ramp on the left as it is) keeps that axes' strip of the last frame instead of drawing its moving artists
+again; exact because every axes' moving artists are checked to stay in their strip, and because such a View changes
+its artists only through matplotlib's setters (which mark them ``stale``).
 
 Drawing what moved, faster (matplotlib 3.11; older versions draw the same pixels the slower way). A moving legend,
 title or tick label is mostly text, redrawn on every frame with strings seen before. A panel's canvas
@@ -196,6 +198,10 @@ class View:
     """
 
     layout: Layout
+    #: Axes side by side: a move that changes nothing in one of them keeps its pixels from the last frame
+    #: (:class:`Strips`). Only for views whose ``update`` changes artists through matplotlib's setters, which mark them
+    #: ``stale``: a change made in place (an annotation's ``xy``, an array written into) would keep old pixels.
+    keeps_unchanged_axes: bool = False
 
     def __init__(self, fig, **data):
         self.fig, self.axes = fixed_axes(self.layout, fig)
@@ -615,20 +621,28 @@ def _within(artist: Artist, ax, strip: tuple[int, int, int, int], renderer) -> b
         return True  # draws nothing
     if artist.get_path_effects() or artist.get_agg_filter() is not None:
         return False
+    points = artist.figure.dpi / 72  # pixels per point
     clip = artist.get_clip_box() if artist.get_clip_on() else None
     if clip is not None and not isinstance(artist, (Text, Legend, Axis)):
         box = clip.padded(_EDGE_PX)
     elif isinstance(artist, Axis):  # tick labels and label, and the tick marks around the axes' box
-        ticks = artist.majorTicks[0].get_tick_padding() if artist.majorTicks else 0
-        box = Bbox.union([artist.get_tightbbox(renderer) or ax.bbox, ax.bbox.padded(ticks + _EDGE_PX)])
+        ticks = max((t.get_tick_padding() for t in artist.majorTicks[:1] + artist.minorTicks[:1]), default=0)
+        box = Bbox.union([artist.get_tightbbox(renderer) or ax.bbox, ax.bbox.padded(points * ticks + _EDGE_PX)])
     elif isinstance(artist, Text) and artist.get_bbox_patch() is None:
         box = artist.get_window_extent(renderer).padded(_EDGE_PX)
     elif isinstance(artist, Legend) and not artist.shadow:
         box = artist.get_window_extent(renderer).padded(_EDGE_PX)
     elif isinstance(artist, Spine) and artist.spine_type in ax.spines and artist.get_position() == ("outward", 0.0):
-        box = ax.bbox.padded(_EDGE_PX + artist.get_linewidth() * artist.figure.dpi / 72)  # on the axes' edge
-    elif isinstance(artist, (Line2D, Spine)):
-        box = artist.get_window_extent(renderer).padded(_EDGE_PX + artist.get_linewidth() * artist.figure.dpi / 72)
+        box = ax.bbox.padded(_EDGE_PX + points * artist.get_linewidth())  # on the axes' edge
+    elif isinstance(
+        artist, (Line2D, Spine)
+    ):  # its path (and half its markers), padded by a line width and a marker edge
+        edge = (
+            artist.get_markeredgewidth()
+            if isinstance(artist, Line2D) and artist.get_marker() not in ("", "None", None)
+            else 0
+        )
+        box = artist.get_window_extent(renderer).padded(_EDGE_PX + points * 2 * max(artist.get_linewidth(), edge))
     else:
         return False
     x0, y0, x1, y1 = box.extents
@@ -695,7 +709,7 @@ class Frames:
     ``declared``: artists known to move (:meth:`View.moving_artists`). ``counts``: frames drawn, by kind.
     """
 
-    def __init__(self, fig: Figure, declared: Iterable[Artist] = (), *, plain: bool = False):
+    def __init__(self, fig: Figure, declared: Iterable[Artist] = (), *, plain: bool = False, keep_axes: bool = False):
         if not isinstance(fig.canvas, FigureCanvasAgg):
             FigureCanvasAgg(fig)
         if not plain and type(fig.canvas) is FigureCanvasAgg and fig.canvas.manager is None:
@@ -709,6 +723,7 @@ class Frames:
         self.structure = None
         self.counts = {"full": 0, "blit": 0}
         self.last = ""  # the kind of the last frame: "full" or "blit"
+        self.keep_axes = keep_axes and not plain  # View.keeps_unchanged_axes
         self.strips: Strips | None = None  # axes side by side: an unchanged axes' moving artists kept (Strips)
         self.kept: set = set()  # the axes whose strip the last frame took from the frame before
 
@@ -776,7 +791,7 @@ class Frames:
             _cache_text_layouts(self.fig)
             self.boxes = [box for a in everything for box in a.findobj(OffsetBox)]
         with _offsetbox_layouts_once(() if self.plain else self.boxes):
-            groups = Strips.groups(layers, self.moving)
+            groups = Strips.groups(layers, self.moving) if self.keep_axes else {}
             self.kept = set()
             if full:
                 for a in everything:
@@ -786,7 +801,8 @@ class Frames:
                 self.background = canvas.copy_from_bbox(self.fig.bbox)
                 self.structure = self._structure(layers)
                 size = canvas.get_width_height(physical=True)
-                cut = None if self.plain or any(a in self.moving for a in layers[0][1]) else _strips(self.fig, *size)
+                figure_level = any(a in self.moving for a in layers[0][1])
+                cut = _strips(self.fig, *size) if self.keep_axes and not figure_level else None
                 self.strips = Strips(cut) if cut else None
                 if self.strips is not None:
                     self.strips.trusted = self.strips.check(groups, set(groups), renderer)
@@ -819,7 +835,9 @@ def frame_png(fig: Figure, *, plain: bool = False) -> bytes:
     frames = _FRAMES.get(fig)
     if frames is None:
         view = _VIEWS.get(fig)
-        frames = _FRAMES[fig] = Frames(fig, view.moving_artists() if view is not None else (), plain=plain)
+        declared = view.moving_artists() if view is not None else ()
+        keep = view is not None and view.keeps_unchanged_axes
+        frames = _FRAMES[fig] = Frames(fig, declared, plain=plain, keep_axes=keep)
     return frames.frame()
 
 

@@ -148,6 +148,7 @@ class YarnView(View):
     """
 
     layout = YARN_LAYOUT
+    keeps_unchanged_axes = True  # a move of s changes only the right axes: the ramp's is kept from the last frame
 
     def setup(self, axes):
         self.ramp = P.YarnRamp(axes[0], legend=False)
