@@ -49,8 +49,8 @@ def documents_per_run(scale: str, length: int) -> int:
 def panel_run(scale: str, method: str, seed: int, length: int) -> dict:
     """The panel's live run of ``method`` at ``scale`` (:func:`helpers.lab.inspection.live_run` on
     :func:`documents_per_run` documents), kept: the shipped checkpoints and the evaluation documents are fixed, so a
-    setting the learner comes back to is not computed again (a switch of scale then costs only its drawing). The
-    drawing reads the run and never writes to it."""
+    setting the learner comes back to is not computed again (a switch of scale then costs only its drawing). The run
+    is shared by every caller: read it, never write to it (the drawing only reads it)."""
     return live_run(method, length, seed=seed, scale=scale, n_sequences=documents_per_run(scale, length))
 
 
