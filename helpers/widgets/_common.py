@@ -628,21 +628,16 @@ def _within(artist: Artist, ax, strip: tuple[int, int, int, int], renderer) -> b
     elif isinstance(artist, Axis):  # tick labels and label, and the tick marks around the axes' box
         ticks = max((t.get_tick_padding() for t in artist.majorTicks[:1] + artist.minorTicks[:1]), default=0)
         box = Bbox.union([artist.get_tightbbox(renderer) or ax.bbox, ax.bbox.padded(points * ticks + _EDGE_PX)])
-    elif isinstance(artist, Text) and artist.get_bbox_patch() is None:
-        box = artist.get_window_extent(renderer).padded(_EDGE_PX)
-    elif isinstance(artist, Legend) and not artist.shadow:
+    elif (isinstance(artist, Text) and artist.get_bbox_patch() is None) or (
+        isinstance(artist, Legend) and not artist.shadow
+    ):
         box = artist.get_window_extent(renderer).padded(_EDGE_PX)
     elif isinstance(artist, Spine) and artist.spine_type in ax.spines and artist.get_position() == ("outward", 0.0):
         box = ax.bbox.padded(_EDGE_PX + points * artist.get_linewidth())  # on the axes' edge
-    elif isinstance(
-        artist, (Line2D, Spine)
-    ):  # its path (and half its markers), padded by a line width and a marker edge
-        edge = (
-            artist.get_markeredgewidth()
-            if isinstance(artist, Line2D) and artist.get_marker() not in ("", "None", None)
-            else 0
-        )
-        box = artist.get_window_extent(renderer).padded(_EDGE_PX + points * 2 * max(artist.get_linewidth(), edge))
+    elif isinstance(artist, (Line2D, Spine)):  # its path and half its markers, padded by a line width or marker edge
+        marked = isinstance(artist, Line2D) and artist.get_marker() not in ("", "None", None)
+        width = max(artist.get_linewidth(), artist.get_markeredgewidth() if marked else 0)
+        box = artist.get_window_extent(renderer).padded(_EDGE_PX + points * 2 * width)
     else:
         return False
     x0, y0, x1, y1 = box.extents
@@ -662,10 +657,21 @@ class Strips:
     check keeps nothing."""
 
     def __init__(self, strips: dict):
-        self.strips = strips
+        self.strips = strips  # {axes: (x0, y0, x1, y1) pixels}
         self.previous: np.ndarray | None = None  # the last frame's pixels (H, W, 4), rows from the top, if trusted
         self.limits: dict = {}  # axes -> its limits in the last frame
         self.trusted = False  # the frame being drawn draws every axes' moving artists inside its strip
+
+    @classmethod
+    def after_full_draw(cls, fig: Figure, groups: dict, renderer) -> Strips | None:
+        """The strips of a figure just drawn whole (None where its axes are not side by side), checked: the next
+        frame may keep an axes only if this one drew inside the strips."""
+        cut = _strips(fig, *fig.canvas.get_width_height(physical=True))
+        if cut is None:
+            return None
+        strips = cls(cut)
+        strips.trusted = strips.check(groups, set(groups), renderer)
+        return strips
 
     @staticmethod
     def groups(layers, moving: set[Artist]) -> dict:
@@ -800,12 +806,9 @@ class Frames:
                 renderer = canvas.get_renderer()
                 self.background = canvas.copy_from_bbox(self.fig.bbox)
                 self.structure = self._structure(layers)
-                size = canvas.get_width_height(physical=True)
                 figure_level = any(a in self.moving for a in layers[0][1])
-                cut = _strips(self.fig, *size) if self.keep_axes and not figure_level else None
-                self.strips = Strips(cut) if cut else None
-                if self.strips is not None:
-                    self.strips.trusted = self.strips.check(groups, set(groups), renderer)
+                keep = self.keep_axes and not figure_level
+                self.strips = Strips.after_full_draw(self.fig, groups, renderer) if keep else None
             else:
                 canvas.restore_region(self.background)
                 renderer = canvas.get_renderer()

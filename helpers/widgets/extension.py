@@ -153,11 +153,12 @@ class YarnView(View):
     def setup(self, axes):
         self.ramp = P.YarnRamp(axes[0], legend=False)
         _title(axes[0], pgettext("figure", "YaRN's ramp: code (solid, linear in i), paper (dashed, in r)"))
+        self.ramp_shown = None  # (D, b, L, β_fast) the ramp shows
         self.ratios = P.FrequencyRatios(axes[1], axis_factor=YARN_FACTOR_MAX)
 
     def update(self, factor, train_len, beta_fast, dim, base):
         ramp = (dim, base, train_len, beta_fast)
-        if ramp != getattr(self, "ramp_shown", None):  # s leaves the ramp as it is: its artists stay unchanged
+        if ramp != self.ramp_shown:  # s leaves the ramp as it is: its artists stay unchanged
             self.ramp.update(dim, base, train_len, beta_fast=beta_fast, beta_slow=1.0)
             self.ramp_shown = ramp
         theta = scaling.default_inv_freq(dim, base)[0]  # (D/2,)
