@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 
+import ipywidgets as W
 import numpy as np
 import pytest
 from _figure_checks import assert_text_inside, moved_value, panel_controls
@@ -250,6 +251,8 @@ def _fresh(draw, layout, values):
 def test_every_control_redraws_once_and_the_panel_equals_a_fresh_draw(name, make, draw, keywords, layout, shown):
     controls = panel_controls(make())
     assert set(controls) == set(keywords), name
+    sliders = [d for d, c in controls.items() if isinstance(c, (W.IntSlider, W.FloatSlider, W.FloatLogSlider))]
+    assert all(controls[d].continuous_update for d in sliders), f"{name}: a slider that does not follow a drag"
     assert len(shown) == 1 and shown[0][:8] == b"\x89PNG\r\n\x1a\n"  # the panel opens with one picture
     values = {keywords[d]: c.value for d, c in controls.items()}
     assert shown[0] == _fresh(draw, layout, values)[1], f"{name}: the first picture is not a fresh draw"

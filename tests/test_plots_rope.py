@@ -233,6 +233,6 @@ def test_panels_build_with_documented_ranges():
     assert (dec["peak of chosen k (positions)"].min, dec["peak of chosen k (positions)"].max) == (0, 1000)
     assert (dec["head dim D (dimensions)"].min, dec["head dim D (dimensions)"].max) == (8, 256)
     assert (dec["base (log scale)"].min, dec["base (log scale)"].max, dec["base (log scale)"].value) == (2, 7, 10000.0)
-    assert all(not c.continuous_update for c in dec.values())  # heavy: redraw on release
+    assert all(c.continuous_update for c in dec.values())  # the figure follows a drag
     for panel in (WR.rotation_panel(), WR.wavelength_panel(), WR.decay_panel()):
         assert isinstance(panel.children[-1], W.Output)

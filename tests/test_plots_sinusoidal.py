@@ -342,7 +342,7 @@ def test_waves_panel_controls_and_ranges():
     assert isinstance(base, W.FloatLogSlider) and (base.min, base.max, base.value) == (1, 6, 10000.0)
     assert (controls["dimension a (index)"].max, controls["dimension b (index)"].value) == (63, 20)
     assert (controls["positions shown (tokens)"].min, controls["positions shown (tokens)"].max) == (20, 2000)
-    assert not controls["positions shown (tokens)"].continuous_update and d.continuous_update
+    assert controls["positions shown (tokens)"].continuous_update and d.continuous_update
 
 
 def test_clock_panel_controls_and_ranges():

@@ -2,15 +2,18 @@
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from helpers.widgets import _common as C
 
 
 def test_sliders_carry_description_range_and_continuity():
-    s = C.int_slider("position m (tokens)", 3, 0, 10, heavy=True)
-    assert (s.description, s.value, s.min, s.max, s.continuous_update) == ("position m (tokens)", 3, 0, 10, False)
+    s = C.int_slider("position m (tokens)", 3, 0, 10)
+    assert (s.description, s.value, s.min, s.max, s.continuous_update) == ("position m (tokens)", 3, 0, 10, True)
     f = C.log_slider("base", 1e4, 2, 7)
     assert f.base == 10 and f.min == 2 and f.max == 7 and abs(f.value - 1e4) < 1e-6 and f.continuous_update
 
@@ -317,3 +320,37 @@ def test_every_code_path_shows_the_same_frames(monkeypatch, shown, redraw, trans
         assert view["model_id"] == image.model_id
     else:
         assert targets == [None, None]
+
+
+# ----------------------------------------------------------------------------- a string's glyphs blended at once
+def _blended(placed, alpha: float) -> np.ndarray:
+    """The pixels of a drawn figure (a grey patch, a line) after ``draw_text_image`` of each placed coverage."""
+    fig = Figure(figsize=(0.4, 0.4), dpi=100)
+    FigureCanvasAgg(fig)
+    fig.patch.set_facecolor("0.8")
+    fig.add_artist(Line2D([0, 1], [0, 1], transform=fig.transFigure, lw=3, color="tab:blue"))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    gc = renderer.new_gc()
+    gc.set_foreground((0.9, 0.1, 0.2, alpha), isRGBA=True)
+    for buffer, column, row in placed:
+        renderer._renderer.draw_text_image(buffer, column, row, 0, gc)
+    return np.asarray(fig.canvas.buffer_rgba()).copy()
+
+
+def test_a_strings_glyphs_are_blended_as_one_image_only_where_no_two_overlap():
+    rng = np.random.default_rng(0)
+    a, b = (rng.integers(0, 256, (6, 5), dtype=np.uint8) for _ in range(2))
+    a[:, -1] = 0  # a glyph's bitmap has empty columns: b's box may overlap a's box, not its ink
+    disjoint = [(a, 10, 20), (b, 14, 23), (np.zeros((0, 0), np.uint8), 30, 20)]  # a space has no bitmap
+    merged = C._merged(disjoint)
+    assert len(merged) == 1 and merged[0][0].shape == (9, 9)
+    for alpha in (1.0, 0.45):  # one blend of the sum == the glyphs one by one, pixel for pixel
+        np.testing.assert_array_equal(_blended(merged, alpha), _blended(disjoint, alpha))
+    overlapping = [(a, 10, 20), (b, 12, 20)]  # ink on the same pixels: blending order matters, kept apart
+    kept = C._merged(overlapping)
+    assert len(kept) == 2 and all(k is o for k, o in zip(kept, overlapping, strict=True))
+    union = np.zeros((6, 7), np.uint8)
+    union[:, :5] |= a
+    union[:, 2:] |= b
+    assert not np.array_equal(_blended([(union, 10, 20)], 0.45), _blended(overlapping, 0.45))  # why they are kept

@@ -42,10 +42,10 @@ its artists only through matplotlib's setters (which mark them ``stale``).
 Drawing what moved, faster (matplotlib 3.11; older versions draw the same pixels the slower way). A moving legend,
 title or tick label is mostly text, redrawn on every frame with strings seen before. A panel's canvas
 (:class:`GlyphCacheCanvas`) keeps each string's glyph layout and each glyph's FreeType bitmap per 1/64-pixel phase
-(:class:`GlyphCacheRenderer`), and each text's layout by everything it depends on (:func:`_text_layout_key`); a
-legend's nested boxes are measured once per frame (:func:`_offsetbox_layouts_once`); the PNG is encoded without
-filters in bands of rows, a band that did not change since the last frame not compressed again
-(:func:`png_of_rgba`). All of these give the same pixels and bytes as the uncached path (``tests/test_panels.py``
+(:class:`GlyphCacheRenderer`), each string drawn at one place as one image of its glyphs (:func:`_merged`), and each
+text's layout by everything it depends on (:func:`_text_layout_key`); a legend's nested boxes are measured once per
+frame (:func:`_offsetbox_layouts_once`); the PNG is encoded without filters in bands of rows, a band that did not
+change since the last frame not compressed again (:func:`png_of_rgba`). All of these give the same pixels and bytes as the uncached path (``tests/test_panels.py``
 compares every frame with a fresh drawing on a plain Agg canvas).
 
 The frame is shown in an :class:`ipywidgets.Image` whose ``value`` is replaced (one binary message; the output area
@@ -95,21 +95,23 @@ STYLE = {"description_width": "initial"}
 LAYOUT = W.Layout(width="380px")
 
 
-def _slider(kind, description: str, *, heavy: bool, **options) -> W.Widget:
-    """A slider of ``kind`` with its unit in the description; ``heavy`` redraws on release only."""
-    return kind(description=description, style=STYLE, layout=LAYOUT, continuous_update=not heavy, **options)
+def _slider(kind, description: str, **options) -> W.Widget:
+    """A slider of ``kind`` with its unit in the description. Every panel redraws while its slider is dragged
+    (``continuous_update``): a frame costs a few tens of ms (docs/benchmarks.md), and the widget sends the next value
+    only once the kernel has taken the last one, so a drag never queues up moves."""
+    return kind(description=description, style=STYLE, layout=LAYOUT, continuous_update=True, **options)
 
 
-def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *, heavy: bool = False) -> W.IntSlider:
-    """An IntSlider with its unit in the description (e.g. "position m"); ``heavy`` redraws on release only."""
-    return _slider(W.IntSlider, description, heavy=heavy, value=value, min=lo, max=hi, step=step)
+def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1) -> W.IntSlider:
+    """An IntSlider with its unit in the description (e.g. "position m")."""
+    return _slider(W.IntSlider, description, value=value, min=lo, max=hi, step=step)
 
 
 def float_slider(
-    description: str, value: float, lo: float, hi: float, step: float, *, heavy: bool = False, fmt: str = ".2f"
+    description: str, value: float, lo: float, hi: float, step: float, *, fmt: str = ".2f"
 ) -> W.FloatSlider:
     """A FloatSlider over [lo, hi]; ``fmt`` formats its readout."""
-    return _slider(W.FloatSlider, description, heavy=heavy, value=value, min=lo, max=hi, step=step, readout_format=fmt)
+    return _slider(W.FloatSlider, description, value=value, min=lo, max=hi, step=step, readout_format=fmt)
 
 
 def log_slider(
@@ -120,14 +122,12 @@ def log_slider(
     step: float = 0.1,
     *,
     base: float = 10,
-    heavy: bool = False,
     fmt: str = ".3g",
 ) -> W.FloatLogSlider:
     """A slider over base**[lo_exp, hi_exp] (e.g. the RoPE base from 10^2 to 10^7)."""
     return _slider(
         W.FloatLogSlider,
         description,
-        heavy=heavy,
         value=value,
         base=base,
         min=lo_exp,
@@ -328,6 +328,11 @@ _GLYPHS: dict = {}
 _LAYOUTS: dict = {}
 #: Entries kept at most in each cache (then it starts again empty): ~10⁵ glyph bitmaps are a few tens of MB.
 GLYPH_CACHE_SIZE = 100_000
+#: Each string drawn at one place, ready to blend (:func:`_merged`), keyed by its layout and exact position; a
+#: panel's static texts (legend entries, titles, tick labels) are then one blend each per frame. At most
+#: :data:`STAMP_CACHE_SIZE` strings (a few kB each).
+_STAMPS: dict = {}
+STAMP_CACHE_SIZE = 5_000
 
 
 def _glyph_api() -> bool:
@@ -363,12 +368,19 @@ class GlyphCacheRenderer(RendererAgg):
         features = mtext.get_fontfeatures() if mtext is not None else None
         language = mtext.get_language() if mtext is not None else None
         key = (font, size, self.dpi, s, flags, _hashable(features), _hashable(language))
-        glyphs = _LAYOUTS.get(key)
-        if glyphs is None:
-            items = font._layout(s, flags=flags, features=features, language=language)
-            glyphs = [(item.ft_object, item.glyph_index, item.x, item.y) for item in items]
-            _store(_LAYOUTS, key, glyphs)
-        self._draw_glyphs(gc, x, y, angle, size, flags, glyphs)
+        stamp_key = (key, x, y, angle, gc.get_antialiased(), self.height)
+        stamp = _STAMPS.get(stamp_key)
+        if stamp is None:
+            glyphs = _LAYOUTS.get(key)
+            if glyphs is None:
+                items = font._layout(s, flags=flags, features=features, language=language)
+                glyphs = [(item.ft_object, item.glyph_index, item.x, item.y) for item in items]
+                _store(_LAYOUTS, key, glyphs)
+            stamp = _merged(self._placed_glyphs(gc, x, y, angle, size, flags, glyphs))
+            _store(_STAMPS, stamp_key, stamp, limit=STAMP_CACHE_SIZE)
+        draw_text_image = self._renderer.draw_text_image
+        for buffer, column, row in stamp:
+            draw_text_image(buffer, column, row, 0, gc)
 
     def _get_font_height_metrics(self, prop) -> tuple:
         """(ascent, descent, line gap) in pixels of ``prop``'s font, from its OS/2 or hhea table, cached.
@@ -382,8 +394,10 @@ class GlyphCacheRenderer(RendererAgg):
             _store(_LAYOUTS, key, metrics)
         return metrics
 
-    def _draw_glyphs(self, gc, x: float, y: float, angle: float, size: float, flags, glyphs) -> None:
-        """``RendererAgg._draw_text_glyphs_and_boxes`` without boxes, each bitmap rendered once per sub-pixel phase."""
+    def _placed_glyphs(self, gc, x: float, y: float, angle: float, size: float, flags, glyphs) -> list[tuple]:
+        """Where ``RendererAgg._draw_text_glyphs_and_boxes`` (without boxes) blends each glyph of a string drawn at
+        (x, y): [(coverage (rows, columns) uint8, left column, bottom row + 1 counted from the top)], the arguments
+        of ``draw_text_image``; each glyph's bitmap rendered once per sub-pixel phase."""
         from matplotlib.ft2font import RenderMode
 
         cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
@@ -393,7 +407,8 @@ class GlyphCacheRenderer(RendererAgg):
         bitmaps = _GLYPHS.get(face)
         if bitmaps is None or len(bitmaps) >= GLYPH_CACHE_SIZE:
             bitmaps = _GLYPHS[face] = {}
-        draw_text_image, top_row = self._renderer.draw_text_image, int(height)
+        top_row = int(height)
+        placed = []
         for font, glyph_index, dx, dy in glyphs:  # dx, dy: the glyph's pen position in pixels (dy upwards)
             px = round(0x40 * (x + dx * cos - dy * sin))  # 26.6 fixed point; FreeType's y is upwards
             py = round(0x40 * (height - y + dx * sin + dy * cos))
@@ -410,7 +425,32 @@ class GlyphCacheRenderer(RendererAgg):
                 # offsets from the whole pixel (px >> 6, py >> 6): left column, and bottom row below the top
                 cached = bitmaps[key] = (buffer, bitmap.left - (px >> 6), buffer.shape[0] - bitmap.top + (py >> 6))
             buffer, left, bottom = cached
-            draw_text_image(buffer, left + (px >> 6), top_row + bottom - (py >> 6), 0, gc)
+            placed.append((buffer, left + (px >> 6), top_row + bottom - (py >> 6)))
+        return placed
+
+
+def _merged(placed: list[tuple]) -> list[tuple]:
+    """A string's placed glyphs (:meth:`GlyphCacheRenderer._placed_glyphs`) as one coverage image where no two
+    glyphs cover the same pixel, else as they are.
+
+    ``draw_text_image`` blends each pixel by its own coverage and leaves a pixel of coverage 0 as it is, so blending
+    glyphs that cover disjoint pixels one by one equals blending their sum once (one call instead of one per glyph);
+    where two glyphs overlap (kerned pairs, combining marks) the order of blending matters and they stay apart."""
+    placed = [p for p in placed if p[0].size]  # a space has no bitmap
+    if len(placed) < 2:
+        return placed
+    left = min(column for _, column, _ in placed)
+    right = max(column + buffer.shape[1] for buffer, column, _ in placed)
+    top = min(row - buffer.shape[0] for buffer, _, row in placed)
+    bottom = max(row for _, _, row in placed)
+    image = np.zeros((bottom - top, right - left), np.uint8)  # (rows, columns) of the string's box
+    for buffer, column, row in placed:
+        rows, columns = buffer.shape
+        region = image[row - rows - top : row - top, column - left : column - left + columns]
+        if np.logical_and(region, buffer).any():
+            return placed
+        region |= buffer
+    return [(image, left, bottom)]
 
 
 def _font_files(prop) -> list:
@@ -442,8 +482,8 @@ def _hashable(value):
     return value
 
 
-def _store(cache: dict, key, value) -> None:
-    if len(cache) >= GLYPH_CACHE_SIZE:
+def _store(cache: dict, key, value, *, limit: int = GLYPH_CACHE_SIZE) -> None:
+    if len(cache) >= limit:
         cache.clear()
     cache[key] = value
 

@@ -197,14 +197,11 @@ def draw_yarn(
 
 
 def yarn_panel() -> W.VBox:
-    """Sliders: scale factor s, original context L, β_fast (turns above which a pair is left alone).
-
-    Two panels per redraw, so the sliders redraw on release (``heavy``) rather than on every step of a drag.
-    """
+    """Sliders: scale factor s, original context L, β_fast (turns above which a pair is left alone)."""
     controls = {
-        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, YARN_FACTOR_MAX, 1.0, fmt=".0f", heavy=True),
-        "train_len": int_slider(_("original context L (tokens)"), 2048, 512, 32768, 512, heavy=True),
-        "beta_fast": float_slider(_("β_fast (turns)"), 32.0, 2.0, 128.0, 2.0, fmt=".0f", heavy=True),
+        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, YARN_FACTOR_MAX, 1.0, fmt=".0f"),
+        "train_len": int_slider(_("original context L (tokens)"), 2048, 512, 32768, 512),
+        "beta_fast": float_slider(_("β_fast (turns)"), 32.0, 2.0, 128.0, 2.0, fmt=".0f"),
     }
     return panel(draw_yarn, controls, layout=YARN_LAYOUT, columns=2)
 
@@ -275,10 +272,10 @@ def draw_methods(
 
 
 def methods_panel() -> W.VBox:
-    """Slider: scale factor s (redraws on release: two panels). Dropdown: the method drawn thick on the left and
+    """Slider: scale factor s. Dropdown: the method drawn thick on the left and
     alone against plain RoPE on the right."""
     controls = {
-        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f", heavy=True),
+        "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f"),
         "highlight": W.Dropdown(
             options=[(method_info(m).label, m) for m in METHODS_SHOWN if m != "default"],
             value="yarn",

@@ -119,13 +119,10 @@ def draw_decay(dim: int = 128, base: float = 10000.0, peak: int = 300, *, fig=No
 
 
 def decay_panel():
-    """Sliders: head dimension D (8 … 256), base (10² … 10⁷, log scale), the distance a chosen key peaks at.
-
-    Redraws on release (``heavy``), so intermediate slider values are skipped.
-    """
+    """Sliders: head dimension D (8 … 256), base (10² … 10⁷, log scale), the distance a chosen key peaks at."""
     controls = {
-        "dim": int_slider(_("head dim D (dimensions)"), 128, 8, 256, 8, heavy=True),
-        "base": log_slider(_("base (log scale)"), 10000.0, 2, 7, 0.1, heavy=True),
-        "peak": int_slider(_("peak of chosen k (positions)"), 300, 0, 1000, 10, heavy=True),
+        "dim": int_slider(_("head dim D (dimensions)"), 128, 8, 256, 8),
+        "base": log_slider(_("base (log scale)"), 10000.0, 2, 7, 0.1),
+        "peak": int_slider(_("peak of chosen k (positions)"), 300, 0, 1000, 10),
     }
     return panel(draw_decay, controls, layout=DECAY_LAYOUT)

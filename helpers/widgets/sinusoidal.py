@@ -174,8 +174,7 @@ def waves_panel() -> W.VBox:
         "base": log_slider(_("base"), d["base"], 1, 6, 0.1),
         "dim_a": int_slider(_("dimension a (index)"), d["dim_a"], 0, d["d_model"] - 1),
         "dim_b": int_slider(_("dimension b (index)"), d["dim_b"], 0, d["d_model"] - 1),
-        # Long ranges draw up to 2000-point waves: redraw when the slider is released.
-        "n_positions": int_slider(_("positions shown (tokens)"), d["n_positions"], 20, 2000, 20, heavy=True),
+        "n_positions": int_slider(_("positions shown (tokens)"), d["n_positions"], 20, 2000, 20),
     }
 
     hold = {"on": False}
