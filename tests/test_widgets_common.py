@@ -354,3 +354,9 @@ def test_a_strings_glyphs_are_blended_as_one_image_only_where_no_two_overlap():
     union[:, :5] |= a
     union[:, 2:] |= b
     assert not np.array_equal(_blended([(union, 10, 20)], 0.45), _blended(overlapping, 0.45))  # why they are kept
+    c = np.zeros((6, 5), np.uint8)
+    c[:, 3:] = 200
+    three = [*overlapping, (c, 14, 20)]  # the third overlaps the second's box, not its ink: one run of the two
+    runs = C._merged(three)
+    assert len(runs) == 2 and runs[0] is three[0] and runs[1][0].shape == (6, 7)
+    np.testing.assert_array_equal(_blended(runs, 0.45), _blended(three, 0.45))

@@ -430,27 +430,48 @@ class GlyphCacheRenderer(RendererAgg):
 
 
 def _merged(placed: list[tuple]) -> list[tuple]:
-    """A string's placed glyphs (:meth:`GlyphCacheRenderer._placed_glyphs`) as one coverage image where no two
-    glyphs cover the same pixel, else as they are.
+    """A string's placed glyphs (:meth:`GlyphCacheRenderer._placed_glyphs`) as few coverage images: each run of
+    consecutive glyphs of which no two cover the same pixel becomes one image.
 
     ``draw_text_image`` blends each pixel by its own coverage and leaves a pixel of coverage 0 as it is, so blending
-    glyphs that cover disjoint pixels one by one equals blending their sum once (one call instead of one per glyph);
-    where two glyphs overlap (kerned pairs, combining marks) the order of blending matters and they stay apart."""
+    glyphs that cover disjoint pixels one by one equals blending their sum once; where a glyph's ink meets the run
+    before it (neighbours whose antialiased edges share a pixel column, kerned pairs, combining marks) the order of
+    blending matters, and it starts the next run: the runs are blended in the string's order."""
     placed = [p for p in placed if p[0].size]  # a space has no bitmap
     if len(placed) < 2:
         return placed
-    left = min(column for _, column, _ in placed)
-    right = max(column + buffer.shape[1] for buffer, column, _ in placed)
-    top = min(row - buffer.shape[0] for buffer, _, row in placed)
-    bottom = max(row for _, _, row in placed)
-    image = np.zeros((bottom - top, right - left), np.uint8)  # (rows, columns) of the string's box
-    for buffer, column, row in placed:
+    left, top, right, bottom = _box(placed)
+    ink = np.zeros((bottom - top, right - left), np.uint8)  # (rows, columns): the current run's coverage
+
+    def image_of(run: list[tuple]) -> tuple:
+        if len(run) == 1:
+            return run[0]
+        x0, y0, x1, y1 = _box(run)
+        return ink[y0 - top : y1 - top, x0 - left : x1 - left].copy(), x0, y1
+
+    runs, run = [], []
+    for glyph in placed:
+        buffer, column, row = glyph
         rows, columns = buffer.shape
-        region = image[row - rows - top : row - top, column - left : column - left + columns]
-        if np.logical_and(region, buffer).any():
-            return placed
+        region = ink[row - rows - top : row - top, column - left : column - left + columns]
+        if run and np.logical_and(region, buffer).any():
+            runs.append(image_of(run))
+            ink[:] = 0
+            run = []
         region |= buffer
-    return [(image, left, bottom)]
+        run.append(glyph)
+    runs.append(image_of(run))
+    return runs
+
+
+def _box(placed: list[tuple]) -> tuple[int, int, int, int]:
+    """(left, top, right, bottom) pixels, rows from the top, right and bottom excluded, around placed coverages."""
+    return (
+        min(column for _, column, _ in placed),
+        min(row - buffer.shape[0] for buffer, _, row in placed),
+        max(column + buffer.shape[1] for buffer, column, _ in placed),
+        max(row for _, _, row in placed),
+    )
 
 
 def _font_files(prop) -> list:
