@@ -170,7 +170,17 @@ class ScoreVsDistance:
             else:
                 self.lines[name] = [self.ax.plot([], [], **st)[0]]
 
-    def update(self, methods, train_len: int, max_distance: int, *, highlight: str | None = None):
+    def update(
+        self,
+        methods,
+        train_len: int,
+        max_distance: int,
+        *,
+        highlight: str | None = None,
+        frame: tuple[int, tuple[float, float]] | None = None,
+    ):
+        """``frame``: (farthest distance, y limits) the axes show instead of fitting these curves (a panel passes
+        its sliders' whole range, so the axes stay put and nothing is fitted on a move)."""
         if list(methods) != list(self.lines):
             self._make_lines(methods)
         dist = np.unique(np.geomspace(1, max_distance, 300).astype(int))  # (N,)
@@ -188,10 +198,14 @@ class ScoreVsDistance:
                 line.set_alpha(alpha)
         if list(self.train_line.get_xdata()) != [train_len, train_len]:  # unchanged: left alone (not redrawn)
             self.train_line.set_xdata([train_len, train_len])
-        self.ax.set_xlim(*log_limits([dist[0], dist[-1], train_len]))
-        self.ax.relim()
-        self.ax.autoscale_view(scalex=False)
-        fixed_ticks(self.ax.xaxis, [10.0**k for k in range(int(math.log10(dist[-1])) + 1)])  # the decades in view
+        farthest = dist[-1] if frame is None else frame[0]
+        self.ax.set_xlim(*log_limits([1, farthest, train_len]))
+        if frame is None:
+            self.ax.relim()
+            self.ax.autoscale_view(scalex=False)
+        else:
+            self.ax.set_ylim(*frame[1])
+        fixed_ticks(self.ax.xaxis, [10.0**k for k in range(int(math.log10(farthest)) + 1)])  # the decades in view
         if self.legend is not None:
             handles = [line for lines in self.lines.values() for line in lines]
             self.legend.update(handles, [h.get_label() for h in handles], key=highlight)

@@ -19,7 +19,7 @@ from helpers import scaling
 from helpers.i18n import _, pgettext
 from helpers.methods import method_info
 from helpers.plots import extension as P
-from helpers.plots._style import fixed_ticks, log_limits, plain_number
+from helpers.plots._style import log_limits, plain_number
 from helpers.widgets._common import STYLE, Layout, View, float_slider, int_slider, log_slider, panel, view_on
 
 SINGLE_LAYOUT = Layout((6.0, 3.2), left=0.145, bottom=0.15, right=0.97, top=0.9)
@@ -238,11 +238,10 @@ class MethodsView(View):
         ax0 = self.ratios.update(curves, theta, factor=factor, highlight=highlight)
         _title(ax0, pgettext("figure", "θ′/θ per pair, s = {factor:g}").format(factor=factor))
         shown = {"default": methods["default"], highlight: methods[highlight]}  # plain RoPE and the selected method
-        ax1 = self.scores.update(shown, train_len, max(int(factor * train_len), 2), highlight=highlight)
-        farthest = int(METHODS_FACTOR_MAX * train_len)
-        ax1.set_xlim(*log_limits([1, farthest, train_len]))
-        fixed_ticks(ax1.xaxis, [10.0**k for k in range(int(math.log10(farthest)) + 1)])
-        ax1.set_ylim(*SCORE_YLIM)
+        farthest = int(METHODS_FACTOR_MAX * train_len)  # the axes cover the slider's whole range
+        ax1 = self.scores.update(
+            shown, train_len, max(int(factor * train_len), 2), highlight=highlight, frame=(farthest, SCORE_YLIM)
+        )
         _title(
             ax1,
             pgettext("figure", "{method} vs plain RoPE (black), L = {train_len}").format(
