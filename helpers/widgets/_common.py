@@ -42,11 +42,12 @@ its artists only through matplotlib's setters (which mark them ``stale``).
 Drawing what moved, faster (matplotlib 3.11; older versions draw the same pixels the slower way). A moving legend,
 title or tick label is mostly text, redrawn on every frame with strings seen before. A panel's canvas
 (:class:`GlyphCacheCanvas`) keeps each string's glyph layout and each glyph's FreeType bitmap per 1/64-pixel phase
-(:class:`GlyphCacheRenderer`), each string drawn at one place as one image of its glyphs (:func:`_merged`), and each
-text's layout by everything it depends on (:func:`_text_layout_key`); a legend's nested boxes are measured once per
-frame (:func:`_offsetbox_layouts_once`); the PNG is encoded without filters in bands of rows, a band that did not
-change since the last frame not compressed again (:func:`png_of_rgba`). All of these give the same pixels and bytes as the uncached path (``tests/test_panels.py``
-compares every frame with a fresh drawing on a plain Agg canvas).
+(:class:`GlyphCacheRenderer`), each string drawn at one place as a few images of its glyphs, one per run of glyphs
+that share no pixel (:func:`_merged`), and each text's layout by everything it depends on (:func:`_text_layout_key`);
+a legend's nested boxes are measured once per frame (:func:`_offsetbox_layouts_once`); the PNG is encoded without
+filters in bands of rows, a band that did not change since the last frame not compressed again (:func:`png_of_rgba`).
+All of these give the same pixels and bytes as the uncached path (``tests/test_panels.py`` compares every frame with
+a fresh drawing on a plain Agg canvas).
 
 The frame is shown in an :class:`ipywidgets.Image` whose ``value`` is replaced (one binary message; the output area
 is not cleared and no base64 is decoded), inside the panel's last child, an :class:`ipywidgets.Output` (so a panel
@@ -329,7 +330,7 @@ _LAYOUTS: dict = {}
 #: Entries kept at most in each cache (then it starts again empty): ~10⁵ glyph bitmaps are a few tens of MB.
 GLYPH_CACHE_SIZE = 100_000
 #: Each string drawn at one place, ready to blend (:func:`_merged`), keyed by its layout and exact position; a
-#: panel's static texts (legend entries, titles, tick labels) are then one blend each per frame. At most
+#: panel's static texts (legend entries, titles, tick labels) are then one to a few blends each per frame. At most
 #: :data:`STAMP_CACHE_SIZE` strings (a few kB each).
 _STAMPS: dict = {}
 STAMP_CACHE_SIZE = 5_000
