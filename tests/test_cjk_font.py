@@ -187,3 +187,27 @@ def test_english_never_fetches_nor_registers_the_font(monkeypatch):
     ax = sinusoidal.plot_frequencies(d_model=16)[0]
     assert "frequency per pair" in _texts(ax.figure)  # English text, drawn without the font
     plt.close(ax.figure)
+
+
+def test_a_panel_in_chinese_shows_what_a_fresh_drawing_shows(font_name, shown):
+    """Chinese text goes through the panels' glyph, layout and string caches too (fallback fonts, runs of glyphs
+    blended at once, helpers/widgets/_common.py): every frame of 05's YaRN panel and 08's M-RoPE panel in Chinese
+    equals a fresh drawing on a plain Agg canvas."""
+    from _figure_checks import moved_value, panel_controls
+    from test_panels import PANELS, _fresh, assert_same_picture
+
+    from helpers import i18n
+
+    i18n.set_language("zh_CN")
+    try:
+        for name, make, draw, keywords, layout in (p for p in PANELS if p[0] in ("05 yarn", "08 mrope")):
+            controls = panel_controls(make())
+            keyword = {i18n._(d): k for d, k in keywords.items()}  # the descriptions as the panel shows them
+            assert set(controls) == set(keyword), f"{name}: {sorted(controls)} against {sorted(keyword)}"
+            assert any(re.search("[\u4e00-\u9fff]", d) for d in controls), f"{name}: no Chinese description"
+            for description, control in controls.items():
+                control.value = moved_value(control)
+                values = {keyword[d]: c.value for d, c in controls.items()}
+                assert_same_picture(shown[-1], _fresh(draw, layout, values)[1], f"{name} in Chinese, {description!r}")
+    finally:
+        i18n.set_language("en")
