@@ -271,8 +271,7 @@ def draw_methods(
 
 
 def methods_panel() -> W.VBox:
-    """Slider: scale factor s. Dropdown: the method drawn thick on the left and
-    alone against plain RoPE on the right."""
+    """Slider: scale factor s. Dropdown: the method drawn thick on the left and alone against plain RoPE on the right."""
     controls = {
         "factor": float_slider(_("scale factor s (×)"), 4.0, 1.0, METHODS_FACTOR_MAX, 0.5, fmt=".1f"),
         "highlight": W.Dropdown(
