@@ -264,7 +264,9 @@ BROWSER_ARGS = [
 ]
 
 #: Actions per control (each one must change the figure; their latencies give the median and worst).
-STEPS_PER_CONTROL = 3
+STEPS_PER_CONTROL = 5
+#: Quiet time after bringing a control into view, before its first timed move (ms).
+SETTLE_BEFORE_MS = 150
 
 
 @dataclass
@@ -492,6 +494,8 @@ class NotebookDriver:
         plan = self._plan(ctl, steps)
         if not plan:
             res.problems.append(f"nothing to move: {ctl}")
+        else:
+            self._approach(loc, focus=ctl["kind"] == "slider")
         for desc, action, expect in plan:
             before = self.page.evaluate("i => __pe.readControl(i)", ctl["id"])
             offset = self._log_size()
@@ -522,6 +526,16 @@ class NotebookDriver:
                 res.problems.append(f"{desc}: {bad}")
                 break
         return res
+
+    def _approach(self, loc, *, focus: bool) -> None:
+        """Before a control's first timed move, do what a reader does before touching it: scroll it into view and
+        (a slider, driven by keys) give it the focus, then let the page finish drawing that. Otherwise the scroll's
+        and the focus ring's repaint would land inside the first move's measured window."""
+        loc.scroll_into_view_if_needed()
+        if focus:
+            loc.focus()
+        self.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        self.page.wait_for_timeout(SETTLE_BEFORE_MS)
 
     def _plan(self, ctl: dict, steps: int):
         kind = ctl["kind"]

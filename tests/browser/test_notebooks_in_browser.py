@@ -16,11 +16,11 @@ For each ``notebooks/[0-9]*.ipynb`` (whatever exists when the suite runs), and t
 4. screenshots the main interactive figure (the widget panel with the most controls, at its defaults);
 5. for a Chinese notebook: checks that its panels' texts are Chinese wherever the zh catalogs translate them
    (zh_labels.py; test_zh_panels_in_browser.py does the same for the other Chinese notebooks, panel cells only);
-6. moves every control of every panel (slider: 3 key presses, ArrowRight or PageUp for fine sliders;
-   dropdown/toggle buttons/radio: choose other options; checkbox/toggle button: click twice; button: click
-   twice). Each move must put a *new* PNG on the page (different image data) and the control must show
-   the new value (slider readout = new value, the chosen option selected, the box ticked...). The time
-   from the event to the new figure is measured in the page;
+6. moves every control of every panel, first scrolled into view (a slider also focused): a slider 5 key presses
+   (ArrowRight, or PageUp for fine sliders); dropdown/toggle buttons/radio up to 5 choices, each option at most
+   once; checkbox/toggle button: click twice; button: click twice. Each move must put a *new* PNG on the page
+   (different image data) and the control must show the new value (slider readout = new value, the chosen option
+   selected, the box ticked...). The time from the event to the new figure is measured in the page;
 7. shuts the notebook's kernel down and checks that the notebook file on disk was not modified.
 
 Speed is measured, not asserted: the figures go to tests/browser/_artifacts/browser-report.md (and to
