@@ -1242,3 +1242,26 @@ def test_without_methods_drops_the_hybrids_and_their_findings():
     }
     with pytest.raises(ValueError, match=r"names must be methods of these results .*got \['nope\+x'\]"):
         report.without_methods(tiny, ["nope+x"])
+
+
+def test_attention_weights_in_place_and_the_kept_causal_mask():
+    """The weights ``return_attention`` gives are softmax(q·kᵀ/√d_h + mask) to the last bit (scaled and masked in
+    place), and the kept causal mask equals a fresh one and is a normal tensor even when first built during an
+    evaluation (inference mode), so training at that length can use it."""
+    from helpers.lab.model import _causal_mask
+    from helpers.score_biases import causal_additive_mask
+
+    _causal_mask.cache_clear()
+    with torch.inference_mode():
+        kept = _causal_mask(24)
+    assert torch.equal(kept, causal_additive_mask(24)) and not kept.is_inference()
+    model = _model("rope")
+    tokens, _ = lm_batch(2, 24, 5)
+    with torch.no_grad():
+        got = model.layer_attention(tokens, 0)  # (B, H, T, T)
+        h = model.positional.add_to_embeddings(model.token_embedding(tokens) * model.embed_scale)  # (B, T, D)
+        attn, b, t = model.blocks[0].attn, tokens.shape[0], tokens.shape[1]
+        q, k, _ = attn.qkv(model.blocks[0].ln1(h)).view(b, t, 3, attn.n_heads, attn.head_dim).permute(2, 0, 3, 1, 4)
+        q, k = model.positional.layer(0).rotate(q, k, **model.positional.run_options())
+        expected = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(attn.head_dim) + causal_additive_mask(t), dim=-1)
+    assert torch.equal(got, expected)
